@@ -1,0 +1,67 @@
+"""The backend interface and the registry that turns a model spec into a backend.
+
+A model spec is ``KIND:NAME`` (``baseline:agreement``, ``openai:gpt-4o-mini``,
+``hf:./my-model``). Each kind registers a factory with :func:`backend`; the factory receives the
+name and keyword options from the CLI or the Python API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from ..errors import BackendError
+from ..records import Request, Response
+from ..registry import Registry
+
+ProgressFn = Callable[[Response], None]
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """Anything that answers requests.
+
+    ``kind`` and ``model`` identify it; ``params`` holds every generation or scoring parameter
+    that changes answers (temperature, max tokens, scoring mode, seed ...), recorded in the
+    manifest and part of the response-store key. ``cacheable`` is False for backends whose
+    answers cost nothing to recompute (reference baselines).
+    """
+
+    kind: str
+    model: str
+    params: dict[str, Any]
+    cacheable: bool
+
+    def respond(self, requests: Sequence[Request]) -> Iterator[Response]:
+        """Yield one response per request, in any order, as they complete."""
+        ...
+
+
+BackendFactory = Callable[..., Backend]
+BACKENDS: Registry[BackendFactory] = Registry("backend")
+
+
+def backend(kind: str) -> Callable[[BackendFactory], BackendFactory]:
+    """Register a backend factory under ``kind`` (the part of a model spec before the colon)."""
+    return BACKENDS.register(kind)
+
+
+def parse_model_spec(spec: str) -> tuple[str, str]:
+    kind, sep, name = spec.partition(":")
+    if not sep or not kind or not name:
+        raise BackendError(
+            f"model spec '{spec}' must look like KIND:NAME, e.g. baseline:agreement "
+            f"(kinds: {', '.join(BACKENDS.names())})"
+        )
+    return kind, name
+
+
+def create_backend(spec: str, **options: Any) -> Backend:
+    """Build the backend for ``spec``; options a factory does not know are rejected by it."""
+    kind, name = parse_model_spec(spec)
+    factory = BACKENDS.get(kind)
+    return factory(name, **options)
+
+
+def model_label(b: Backend) -> str:
+    return f"{b.kind}:{b.model}"

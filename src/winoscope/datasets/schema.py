@@ -1,0 +1,119 @@
+"""Column schemas for dataset families and the coercion that enforces them.
+
+A family's schema lists the card's fields with their type and, for enum fields, the allowed
+values. :func:`coerce` turns a raw table (every cell a string or a Python value, as read from
+CSV, JSONL, Parquet or the hub) into a typed table, or raises one :class:`DatasetError` naming
+the file, the first bad row and the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ..errors import DatasetError
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    dtype: str = "str"  # "str" | "int" | "bool"
+    enum: tuple[str, ...] | None = None
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    required: bool = True
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Schema:
+    family: str
+    fields: tuple[Field, ...]
+
+    @property
+    def names(self) -> list[str]:
+        return [f.name for f in self.fields]
+
+    def field(self, name: str) -> Field:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+
+def _describe_missing(schema: Schema, columns: Sequence[str]) -> list[str]:
+    present = set(columns)
+    return [f.name for f in schema.fields if f.required and f.name not in present]
+
+
+def coerce(raw: pd.DataFrame, schema: Schema, *, source: str) -> pd.DataFrame:
+    """Check and type ``raw`` against ``schema``.
+
+    Extra columns are kept unchanged (a predictions file adds ``prediction_role``). Enum aliases
+    are mapped to their canonical value. Rows are numbered from 1 in errors.
+    """
+    if raw is None or len(raw) == 0:
+        raise DatasetError("the table is empty (no data rows)", file=source)
+    missing = _describe_missing(schema, list(raw.columns))
+    if missing:
+        near = ", ".join(sorted(str(c) for c in raw.columns)[:30])
+        raise DatasetError(
+            f"missing column(s) {', '.join(missing)}; the file has: {near}",
+            file=source,
+            field=missing[0],
+        )
+    out = raw.copy()
+    for f in schema.fields:
+        if f.name not in out.columns:
+            continue
+        col = out[f.name]
+        nulls = col.isna() | col.astype("string").str.strip().eq("")
+        if f.required and bool(nulls.any()):
+            row = int(nulls.to_numpy().nonzero()[0][0]) + 1
+            raise DatasetError(
+                f"empty value ({int(nulls.sum())} row(s) affected)",
+                file=source,
+                row=row,
+                field=f.name,
+            )
+        if f.dtype == "int":
+            num = pd.to_numeric(col, errors="coerce")
+            bad = num.isna() | (num.notna() & (num != num.round()))
+            if bool(bad.any()):
+                i = int(bad.to_numpy().nonzero()[0][0])
+                raise DatasetError(
+                    f"expected an integer, got {col.iloc[i]!r}", file=source, row=i + 1, field=f.name
+                )
+            out[f.name] = num.astype("int64")
+        elif f.dtype == "bool":
+            mapping = {"true": True, "false": False, "1": True, "0": False}
+            low = col.astype("string").str.strip().str.lower()
+            bad = ~low.isin(list(mapping))
+            if bool(bad.any()):
+                i = int(bad.to_numpy().nonzero()[0][0])
+                raise DatasetError(
+                    f"expected true/false, got {col.iloc[i]!r}", file=source, row=i + 1, field=f.name
+                )
+            out[f.name] = low.map(mapping).astype(bool)
+        else:
+            text = col.astype("string")
+            if f.enum is not None:
+                text = text.str.strip()
+                if f.aliases:
+                    text = text.replace(dict(f.aliases))
+                bad = ~text.isin(list(f.enum))
+                if bool(bad.any()):
+                    i = int(bad.to_numpy().nonzero()[0][0])
+                    raise DatasetError(
+                        f"invalid value {col.iloc[i]!r}; expected one of {', '.join(f.enum)}"
+                        f" ({int(bad.sum())} row(s) affected)",
+                        file=source,
+                        row=i + 1,
+                        field=f.name,
+                    )
+                out[f.name] = pd.Categorical(text.astype(object), categories=list(f.enum))
+            else:
+                out[f.name] = text.astype(object)
+    out = out.reset_index(drop=True)
+    return out

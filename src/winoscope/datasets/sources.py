@@ -1,0 +1,133 @@
+"""Reading tables from local files and from the Hugging Face hub.
+
+Everything is read as strings first (so that coercion, not the reader, decides types and can
+name the bad row); Parquet and hub data keep their native types and are coerced the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import DatasetError
+
+TABLE_SUFFIXES = {".csv", ".tsv", ".jsonl", ".json", ".parquet", ".pq"}
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """Where a dataset came from; written to the run manifest."""
+
+    kind: str  # "hub" | "file" | "url" | "sample"
+    location: str
+    revision: str | None = None
+    sha256: str | None = None
+    config: str | None = None
+    split: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+def file_sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _read_jsonl(path: Path) -> pd.DataFrame:
+    rows: list[dict[str, Any]] = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(f"not valid JSON: {exc.msg}", file=str(path), row=len(rows) + 1) from None
+            if not isinstance(obj, dict):
+                raise DatasetError("each line must be a JSON object", file=str(path), row=len(rows) + 1)
+            rows.append(obj)
+    return pd.DataFrame(rows)
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """Read CSV, TSV, JSONL/JSON-lines or Parquet into a DataFrame of raw values."""
+    p = Path(path)
+    if not p.exists():
+        raise DatasetError("no such file", file=str(p))
+    if p.is_dir():
+        raise DatasetError("expected a file, got a directory", file=str(p))
+    suffix = p.suffix.lower()
+    try:
+        if suffix == ".csv":
+            df = pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[])
+        elif suffix == ".tsv":
+            df = pd.read_csv(p, sep="\t", dtype=str, keep_default_na=False, na_values=[])
+        elif suffix in {".jsonl", ".json"}:
+            df = _read_jsonl(p)
+        elif suffix in {".parquet", ".pq"}:
+            df = pd.read_parquet(p)
+        else:
+            raise DatasetError(
+                f"unsupported file type '{suffix}' (use one of {', '.join(sorted(TABLE_SUFFIXES))})",
+                file=str(p),
+            )
+    except pd.errors.EmptyDataError:
+        raise DatasetError("the file is empty", file=str(p)) from None
+    except (pd.errors.ParserError, UnicodeDecodeError, OSError, ValueError) as exc:
+        if isinstance(exc, DatasetError):
+            raise
+        raise DatasetError(f"cannot parse: {exc}", file=str(p)) from None
+    return df
+
+
+def load_hub_table(
+    repo_id: str,
+    *,
+    config: str | None = None,
+    split: str | None = None,
+    revision: str | None = None,
+    cache_dir: str | None = None,
+) -> tuple[pd.DataFrame, SourceInfo]:
+    """Load one split (or all splits, concatenated with a ``split`` column) from the hub.
+
+    ``repo_id`` may also be a local directory laid out like the hub repository, which is how the
+    tests exercise this path. ``revision`` pins a commit, tag or branch on the hub.
+    """
+    import datasets  # imported lazily: it is slow to import
+
+    kwargs: dict[str, Any] = {}
+    if revision:
+        kwargs["revision"] = revision
+    if cache_dir:
+        kwargs["cache_dir"] = cache_dir
+    try:
+        loaded = datasets.load_dataset(repo_id, config, split=split, **kwargs)
+    except Exception as exc:  # datasets raises many unrelated types; name the source
+        raise DatasetError(f"cannot load from the hub: {type(exc).__name__}: {exc}", file=repo_id) from None
+    if isinstance(loaded, datasets.DatasetDict):
+        frames = []
+        for name, ds in loaded.items():
+            frame = ds.to_pandas()
+            if "split" not in frame.columns:
+                frame["split"] = name
+            frames.append(frame)
+        df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    else:
+        df = loaded.to_pandas()
+        if split and "split" not in df.columns:
+            df["split"] = split
+    info = SourceInfo(kind="hub", location=repo_id, revision=revision, config=config, split=split)
+    return df, info
+
+
+def is_table_path(value: str) -> bool:
+    return Path(value).suffix.lower() in TABLE_SUFFIXES

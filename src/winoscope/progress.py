@@ -1,0 +1,70 @@
+"""Progress display: a rich bar on a terminal, silence otherwise or when asked to be quiet."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.text import Text
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+
+class RateColumn(ProgressColumn):
+    """Completed items per second."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("-/s" if speed is None else f"{speed:,.1f}/s")
+
+
+class Tracker:
+    """Counts done/errors; updates a rich task when one is shown."""
+
+    def __init__(self, progress: Progress | None, task_id: int | None) -> None:
+        self._progress = progress
+        self._task = task_id
+        self.done = 0
+        self.errors = 0
+
+    def advance(self, n: int = 1, *, error: bool = False) -> None:
+        self.done += n
+        if error:
+            self.errors += 1
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, advance=n, errors=self.errors)
+
+
+def should_show(quiet: bool) -> bool:
+    return not quiet and sys.stderr.isatty()
+
+
+@contextmanager
+def track(description: str, total: int, *, quiet: bool = False) -> Iterator[Tracker]:
+    if not should_show(quiet):
+        yield Tracker(None, None)
+        return
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[errors]} errors"),
+        RateColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=False,
+    )
+    with progress:
+        tid = progress.add_task(description, total=total, errors=0)
+        yield Tracker(progress, tid)

@@ -1,0 +1,1 @@
+"""Protocols turn dataset rows into requests and responses back into predictions."""

@@ -1,0 +1,174 @@
+"""Forced choice: ask which of two lettered options the pronoun refers to, in both orders.
+
+Every scored row becomes two requests, one per option order, so a position preference cannot
+pass for a resolution. The two answers are combined as WinoPron-UK prescribes: a row gets a role
+only when both orders pick the same role; otherwise it is ``invalid``.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import TaskError
+from ..records import Option, Request, Response
+from .answers import INVALID, normalise
+
+ERROR = "error"
+LABELS = ("A", "B")
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """A prompt with the placeholders ``{sentence}``, ``{pronoun}``, ``{option_a}``, ``{option_b}``.
+
+    The default asks, in Ukrainian, which occupation the pronoun refers to::
+
+        Прочитайте речення і визначте, кого позначає займенник «він».
+        Речення: Лікар найняв секретарку, бо він мав багато пацієнтів.
+        A. лікар
+        B. секретарка
+        Відповідь (A або B):
+    """
+
+    text: str
+    name: str = "custom"
+    allowed: frozenset[str] = frozenset({"sentence", "pronoun", "option_a", "option_b"})
+
+    def __post_init__(self) -> None:
+        names = {f for _, f, _, _ in string.Formatter().parse(self.text) if f is not None}
+        unknown = names - self.allowed
+        if unknown:
+            raise TaskError(
+                f"prompt template '{self.name}' uses unknown placeholder(s) "
+                f"{', '.join('{' + u + '}' for u in sorted(unknown))}; allowed: "
+                + ", ".join("{" + a + "}" for a in sorted(self.allowed))
+            )
+        for needed in ("option_a", "option_b", "sentence"):
+            if needed in self.allowed and needed not in names:
+                raise TaskError(f"prompt template '{self.name}' must contain {{{needed}}}")
+
+    def render(self, **values: str) -> str:
+        return self.text.format(**values)
+
+    @classmethod
+    def load(cls, value: str | Path, name: str | None = None) -> PromptTemplate:
+        """A template from a file path, or the literal template text."""
+        p = Path(value)
+        if p.suffix in {".txt", ".tmpl", ".prompt"} and p.is_file():
+            return cls(p.read_text(encoding="utf-8"), name=name or p.name)
+        return cls(str(value), name=name or "custom")
+
+
+UK_DEFAULT = PromptTemplate(
+    "Прочитайте речення і визначте, кого позначає займенник «{pronoun}».\n"
+    "Речення: {sentence}\n"
+    "A. {option_a}\n"
+    "B. {option_b}\n"
+    "Відповідь (A або B):",
+    name="uk-default-v1",
+)
+
+
+@dataclass(frozen=True)
+class ChoiceRow:
+    """One scored row as a two-option question; ``options`` are (text, role, other forms)."""
+
+    row_id: str
+    item_id: str
+    sentence: str
+    pronoun: str
+    options: tuple[tuple[str, str, tuple[str, ...]], tuple[str, str, tuple[str, ...]]]
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+def build_requests(rows: Iterable[ChoiceRow], template: PromptTemplate) -> list[Request]:
+    """Two requests per row: options in the given order, then swapped."""
+    out: list[Request] = []
+    for r in rows:
+        first, second = r.options
+        for pair in ((first, second), (second, first)):
+            opts = tuple(
+                Option(label=lab, text=text, role=role, forms=forms)
+                for lab, (text, role, forms) in zip(LABELS, pair, strict=True)
+            )
+            order = f"{pair[0][1]}_first"
+            prompt = template.render(
+                sentence=r.sentence, pronoun=r.pronoun, option_a=opts[0].text, option_b=opts[1].text
+            )
+            out.append(
+                Request(
+                    request_id=f"{r.row_id}|{order}",
+                    kind="choice",
+                    prompt=prompt,
+                    options=opts,
+                    row_id=r.row_id,
+                    item_id=r.item_id,
+                    order=order,
+                    meta=r.meta,
+                )
+            )
+    return out
+
+
+def answer_role(request: Request, response: Response | None) -> str:
+    """Role picked by one response: an option role, ``invalid`` or ``error`` (no answer)."""
+    if response is None or response.error is not None:
+        return ERROR
+    if response.choice is not None:
+        opt = request.option(response.choice)
+        return opt.role if opt is not None else INVALID
+    if response.option_logprobs is not None:
+        lp = response.option_logprobs
+        if len(lp) != len(request.options) or len(set(lp)) < len(lp):
+            return INVALID  # a tie picks nothing
+        return request.options[max(range(len(lp)), key=lp.__getitem__)].role
+    return normalise(response.text, request.options)
+
+
+def combine_orders(requests: Sequence[Request], responses: Mapping[str, Response]) -> pd.DataFrame:
+    """One row per ``row_id``: each order's answer and role, the combined role, consistency.
+
+    ``prediction_role`` is the role both orders agree on, ``invalid`` when they disagree or
+    either answer is invalid, and missing (NA) when a request has no answer at all (an error
+    after retries): such rows are reported, never scored as wrong.
+    """
+    per_row: dict[str, dict[str, Any]] = {}
+    for req in requests:
+        resp = responses.get(req.request_id)
+        role = answer_role(req, resp)
+        rec = per_row.setdefault(req.row_id, {"row_id": req.row_id, "orders": []})
+        rec["orders"].append(req.order)
+        rec[f"role_{req.order}"] = role
+        rec[f"answer_{req.order}"] = _answer_text(resp)
+    records = []
+    for rec in per_row.values():
+        roles = [rec[f"role_{o}"] for o in rec["orders"]]
+        if ERROR in roles:
+            final, consistent = pd.NA, pd.NA
+        elif roles[0] != INVALID and all(r == roles[0] for r in roles):
+            final, consistent = roles[0], True
+        else:
+            final, consistent = INVALID, False
+        rec["prediction_role"] = final
+        rec["order_consistent"] = consistent
+        del rec["orders"]
+        records.append(rec)
+    return pd.DataFrame.from_records(records)
+
+
+def _answer_text(resp: Response | None) -> str | None:
+    if resp is None:
+        return None
+    if resp.error is not None:
+        return f"<error: {resp.error}>"
+    if resp.choice is not None:
+        return resp.choice
+    if resp.option_logprobs is not None:
+        return "logprobs " + " ".join(f"{x:.4f}" for x in resp.option_logprobs)
+    return resp.text

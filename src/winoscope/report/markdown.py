@@ -1,0 +1,88 @@
+"""The Markdown report: a quick, terminal-friendly view of one run."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from ..runner import RunResult
+
+
+def fmt(x: float | None, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return f"{x:.{digits}f}"
+
+
+def metric_table(metrics: pd.DataFrame) -> str:
+    """Metrics as rows, strata as columns: 'value [ci_low, ci_high]'."""
+    if metrics.empty:
+        return "_no metrics_\n"
+    m = metrics.copy()
+    m["stratum"] = m["split"].astype(str) + "/" + m["type"].astype(str)
+    m.loc[m["split"] == "macro", "stratum"] = "macro"
+    m["cell"] = [
+        f"{fmt(v)} [{fmt(lo)}, {fmt(hi)}] (n={n})" if not (isinstance(v, float) and math.isnan(v)) else "–"
+        for v, lo, hi, n in zip(m["value"], m["ci_low"], m["ci_high"], m["n"], strict=True)
+    ]
+    strata = list(dict.fromkeys(m["stratum"]))
+    wide = m.pivot(index="metric", columns="stratum", values="cell").reindex(columns=strata)
+    wide = wide.reindex([x for x in dict.fromkeys(m["metric"])])
+    header = "| metric | " + " | ".join(strata) + " |\n"
+    header += "|---|" + "---|" * len(strata) + "\n"
+    body = "".join(
+        f"| {metric} | " + " | ".join("–" if pd.isna(c) else str(c) for c in row) + " |\n"
+        for metric, row in zip(wide.index, wide.to_numpy(), strict=True)
+    )
+    return header + body
+
+
+def render_markdown(rr: RunResult) -> str:
+    man = rr.manifest
+    ds = man["dataset"]
+    src = ds["source"]
+    lines = [
+        f"# {rr.task.name} · {man['model']['spec']}",
+        "",
+        f"- **Dataset**: {ds['name']} ({src.get('kind')}: `{src.get('location')}`"
+        + (f", revision `{src['revision']}`" if src.get("revision") else "")
+        + (f", sha256 `{src['sha256'][:16]}…`" if src.get("sha256") else "")
+        + ")",
+        f"- **Review status**: {man['review_status']}",
+    ]
+    if ds.get("is_sample"):
+        lines.append("- **Note**: bundled sample written for winoscope, not the real dataset; numbers check the pipeline only.")
+    lines += [
+        f"- **Protocol**: {man['protocol']}" + (f" (template `{man['prompt_template']['name']}`)" if man.get("prompt_template") else ""),
+        f"- **Model**: `{man['model']['spec']}` params {man['model']['params']}",
+        f"- **Seed**: {man['seed']} · bootstrap: {man['bootstrap']['replicates']} replicates over source items, 95% percentile intervals",
+        f"- **Requests**: {man['requests']} ({man['request_errors']} failed)",
+        f"- **winoscope** {man['winoscope_version']}",
+        "",
+        "## Metrics",
+        "",
+        metric_table(rr.metrics),
+    ]
+    if rr.result.tests:
+        lines += ["## Pro vs anti on paired items (exact McNemar)", "", "| split/type | pairs | pro only correct | anti only correct | p |", "|---|---|---|---|---|"]
+        for t in rr.result.tests:
+            lines.append(
+                f"| {t['split']}/{t['type']} | {t['pairs']} | {t['pro_only_correct']} | {t['anti_only_correct']} | {fmt(t['p_value'], 4)} |"
+            )
+        lines.append("")
+    if not rr.result.counts.empty:
+        lines += ["## Counts", "", "| split/type | rows | scored | invalid | missing (no answer) |", "|---|---|---|---|---|"]
+        for c in rr.result.counts.to_dict("records"):
+            lines.append(f"| {c['split']}/{c['type']} | {c['rows']} | {c['scored']} | {c['invalid']} | {c['missing']} |")
+        lines.append("")
+    if rr.errors:
+        lines += ["## Request errors (first few)", ""]
+        for e in rr.errors:
+            lines.append(f"- {e}")
+        lines.append("")
+    if man.get("prompt_template"):
+        lines += ["## Prompt template", "", "```", man["prompt_template"]["text"], "```", ""]
+    return "\n".join(lines)

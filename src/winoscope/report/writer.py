@@ -1,0 +1,78 @@
+"""The run directory layout.
+
+    OUT/
+      manifest.json        dataset id + revision or sha256, review status, protocol, prompt
+                           template, model and parameters, seed, package version
+      predictions.parquet  dataset rows + prediction columns (``prediction_role`` ...)
+      predictions.csv      the same, for spreadsheets and ``winoscope score``
+      metrics.json         metrics, significance tests, counts, settings
+      metrics.csv          tidy: metric, split, type, value, ci_low, ci_high, n
+      report.md            the human-readable summary
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from .markdown import render_markdown
+
+if TYPE_CHECKING:
+    from ..runner import RunResult
+
+
+def _clean(obj: Any) -> Any:
+    """JSON-safe: NaN -> null, numpy scalars -> Python."""
+    if isinstance(obj, dict):
+        return {str(k): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_clean(v) for v in obj]
+    if hasattr(obj, "item") and not isinstance(obj, str):
+        try:
+            obj = obj.item()
+        except (ValueError, AttributeError):
+            pass
+    if isinstance(obj, float) and math.isnan(obj):
+        return None
+    if obj is pd.NA:
+        return None
+    return obj
+
+
+def write_json(path: Path, obj: Any) -> None:
+    path.write_text(json.dumps(_clean(obj), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+def predictions_for_export(pred: pd.DataFrame) -> pd.DataFrame:
+    out = pred.copy()
+    for col in out.columns:
+        if isinstance(out[col].dtype, pd.CategoricalDtype):
+            out[col] = out[col].astype(str)
+    return out
+
+
+def write_run(rr: RunResult, out: Path) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    pred = predictions_for_export(rr.predictions)
+    pred.to_parquet(out / "predictions.parquet", index=False)
+    pred.to_csv(out / "predictions.csv", index=False)
+    rr.metrics.to_csv(out / "metrics.csv", index=False)
+    write_json(
+        out / "metrics.json",
+        {
+            "task": rr.task.name,
+            "model": rr.manifest["model"]["spec"],
+            "metrics": rr.metrics.to_dict("records"),
+            "tests": rr.result.tests,
+            "counts": rr.result.counts.to_dict("records"),
+            "settings": rr.result.settings,
+            "request_errors": rr.errors,
+        },
+    )
+    write_json(out / "manifest.json", rr.manifest)
+    (out / "report.md").write_text(render_markdown(rr), encoding="utf-8")
+    return out

@@ -1,0 +1,1 @@
+"""Scorers: one module per dataset family plus shared statistics."""

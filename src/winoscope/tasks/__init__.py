@@ -1,0 +1,6 @@
+"""Tasks. Importing this package registers every built-in task."""
+
+from . import winobias_uk  # noqa: F401  (registers winobias-uk)
+from .base import TASKS, Task, get_task, task
+
+__all__ = ["TASKS", "Task", "get_task", "task"]
