@@ -1,0 +1,159 @@
+"""Command line: a thin shell over the Python API (``winoscope.run``, ``winoscope.score`` ...)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .errors import WinoscopeError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Measure gender bias in coreference on Winogender-style diagnostic sets.",
+)
+out_console = Console()
+err_console = Console(stderr=True)
+
+
+def _fail(exc: Exception) -> None:
+    err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+    raise typer.Exit(2)
+
+
+@app.command("tasks")
+def tasks_cmd(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """List every task with its dataset source, protocol and metrics."""
+    from .api import list_tasks
+
+    rows = list_tasks()
+    if as_json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    table = Table("task", "source", "protocol", "metrics")
+    for r in rows:
+        table.add_row(r["task"], r["source"], r["protocol"], ", ".join(r["metrics"]))
+    out_console.print(table)
+
+
+@app.command()
+def validate(
+    task: Annotated[str, typer.Argument(help="Task whose dataset to check, e.g. winobias-uk.")],
+    data: Annotated[str | None, typer.Option(help="File (CSV/JSONL/Parquet) or hub id; default: the bundled sample.")] = None,
+    revision: Annotated[str | None, typer.Option(help="Hub revision (commit, tag or branch) to pin.")] = None,
+) -> None:
+    """Run the dataset card's mechanical checks and list every failing row."""
+    from .api import validate as run_validate
+
+    try:
+        issues = run_validate(task, data, revision=revision)
+    except WinoscopeError as exc:
+        _fail(exc)
+        return
+    where = data or "bundled sample"
+    if not issues:
+        out_console.print(f"[green]ok[/] {task} ({where}): every check passed", highlight=False)
+        return
+    for issue in issues:
+        out_console.print(issue.format(), highlight=False, markup=False)
+    err_console.print(f"[red]{len(issues)} check(s) failed[/] in {where}", highlight=False)
+    raise typer.Exit(1)
+
+
+@app.command()
+def run(
+    task: Annotated[str, typer.Argument(help="Task name, e.g. winobias-uk (see `winoscope tasks`).")],
+    model: Annotated[str, typer.Option("--model", "-m", help="KIND:NAME, e.g. baseline:agreement.")],
+    data: Annotated[str | None, typer.Option(help="File or hub id; default: the bundled sample.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Run directory to write.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed for baselines, sampling and the bootstrap.")] = 0,
+    template: Annotated[str | None, typer.Option(help="Prompt template: a .txt file or the template text.")] = None,
+    revision: Annotated[str | None, typer.Option(help="Hub revision to pin.")] = None,
+    split: Annotated[str | None, typer.Option(help="Only this split.")] = None,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Evaluate a model on a task and write predictions, metrics, manifest and report."""
+    from .runner import run as run_api
+
+    out_dir = out or Path("runs") / f"{task.replace('/', '_')}__{model.replace(':', '_').replace('/', '_')}"
+    try:
+        rr = run_api(
+            task, model, data=data, out=out_dir, seed=seed, template=template, n_boot=bootstrap,
+            revision=revision, split=split, quiet=quiet,
+        )
+    except WinoscopeError as exc:
+        _fail(exc)
+        return
+    print_summary(rr.metrics, title=f"{task} · {model}")
+    out_console.print(f"wrote {out_dir}", highlight=False)
+
+
+@app.command()
+def score(
+    predictions: Annotated[Path, typer.Option("--predictions", "-p", help="Dataset rows with the prediction column added (CSV/JSONL/Parquet).")],
+    task: Annotated[str, typer.Option(help="Task the predictions belong to.")] = "winobias-uk",
+    out: Annotated[Path | None, typer.Option(help="Write metrics.csv and metrics.json here.")] = None,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
+) -> None:
+    """Score predictions made elsewhere."""
+    from .report.writer import write_json
+    from .runner import score as score_api
+
+    try:
+        result = score_api(task, predictions, n_boot=bootstrap, seed=seed)
+    except WinoscopeError as exc:
+        _fail(exc)
+        return
+    print_summary(result.metrics, title=f"{task} · {predictions.name}")
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        result.metrics.to_csv(out / "metrics.csv", index=False)
+        write_json(out / "metrics.json", {"metrics": result.metrics.to_dict("records"), "tests": result.tests,
+                                          "counts": result.counts.to_dict("records"), "settings": result.settings})
+        out_console.print(f"wrote {out}", highlight=False)
+
+
+@app.command()
+def demo(
+    out: Annotated[Path, typer.Option(help="Report folder to write.")] = Path("winoscope-demo"),
+    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+) -> None:
+    """Evaluate the reference baselines on the bundled samples and write a report folder (offline)."""
+    from .demo import run_demo
+
+    try:
+        summary = run_demo(out, quiet=quiet)
+    except WinoscopeError as exc:
+        _fail(exc)
+        return
+    out_console.print(summary)
+    out_console.print(f"wrote {out}/README.md and one run directory per model", highlight=False)
+
+
+def print_summary(metrics, title: str) -> None:  # type: ignore[no-untyped-def]
+    macro = metrics[metrics["split"] == "macro"]
+    table = Table("metric", "value", "95% CI", "n", title=title)
+    for r in macro.itertuples(index=False):
+        ci = "–" if r.ci_low != r.ci_low else f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"
+        table.add_row(r.metric, "–" if r.value != r.value else f"{r.value:.3f}", ci, str(r.n))
+    out_console.print(table)
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+"""Shared fixtures. Real data lives beside the project in ../shared/data."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """../shared/data; skipped locally when absent, a failure in CI (CI=true)."""
+    if not SHARED_DATA.is_dir():
+        message = f"real test data not found at {SHARED_DATA}"
+        if in_ci():
+            pytest.fail(message + " (required in CI)")
+        pytest.skip(message)
+    return SHARED_DATA
