@@ -10,7 +10,11 @@ from .tasks import TASKS, get_task
 
 
 def load_dataset(
-    task: str, source: str | Path | None = None, *, revision: str | None = None, split: str | None = None
+    task: str,
+    source: str | Path | None = None,
+    *,
+    revision: str | None = None,
+    split: str | None = None,
 ) -> Dataset:
     """Load a task's dataset from a file, a hub id (pinned with ``revision``) or the bundled sample."""
     return get_task(task).load(source, revision=revision, split=split)

@@ -45,8 +45,13 @@ def tasks_cmd(as_json: Annotated[bool, typer.Option("--json", help="Print JSON."
 @app.command()
 def validate(
     task: Annotated[str, typer.Argument(help="Task whose dataset to check, e.g. winobias-uk.")],
-    data: Annotated[str | None, typer.Option(help="File (CSV/JSONL/Parquet) or hub id; default: the bundled sample.")] = None,
-    revision: Annotated[str | None, typer.Option(help="Hub revision (commit, tag or branch) to pin.")] = None,
+    data: Annotated[
+        str | None,
+        typer.Option(help="File (CSV/JSONL/Parquet) or hub id; default: the bundled sample."),
+    ] = None,
+    revision: Annotated[
+        str | None, typer.Option(help="Hub revision (commit, tag or branch) to pin.")
+    ] = None,
 ) -> None:
     """Run the dataset card's mechanical checks and list every failing row."""
     from .api import validate as run_validate
@@ -68,12 +73,20 @@ def validate(
 
 @app.command()
 def run(
-    task: Annotated[str, typer.Argument(help="Task name, e.g. winobias-uk (see `winoscope tasks`).")],
-    model: Annotated[str, typer.Option("--model", "-m", help="KIND:NAME, e.g. baseline:agreement.")],
-    data: Annotated[str | None, typer.Option(help="File or hub id; default: the bundled sample.")] = None,
+    task: Annotated[
+        str, typer.Argument(help="Task name, e.g. winobias-uk (see `winoscope tasks`).")
+    ],
+    model: Annotated[
+        str, typer.Option("--model", "-m", help="KIND:NAME, e.g. baseline:agreement.")
+    ],
+    data: Annotated[
+        str | None, typer.Option(help="File or hub id; default: the bundled sample.")
+    ] = None,
     out: Annotated[Path | None, typer.Option(help="Run directory to write.")] = None,
     seed: Annotated[int, typer.Option(help="Seed for baselines, sampling and the bootstrap.")] = 0,
-    template: Annotated[str | None, typer.Option(help="Prompt template: a .txt file or the template text.")] = None,
+    template: Annotated[
+        str | None, typer.Option(help="Prompt template: a .txt file or the template text.")
+    ] = None,
     revision: Annotated[str | None, typer.Option(help="Hub revision to pin.")] = None,
     split: Annotated[str | None, typer.Option(help="Only this split.")] = None,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
@@ -82,11 +95,22 @@ def run(
     """Evaluate a model on a task and write predictions, metrics, manifest and report."""
     from .runner import run as run_api
 
-    out_dir = out or Path("runs") / f"{task.replace('/', '_')}__{model.replace(':', '_').replace('/', '_')}"
+    out_dir = (
+        out
+        or Path("runs") / f"{task.replace('/', '_')}__{model.replace(':', '_').replace('/', '_')}"
+    )
     try:
         rr = run_api(
-            task, model, data=data, out=out_dir, seed=seed, template=template, n_boot=bootstrap,
-            revision=revision, split=split, quiet=quiet,
+            task,
+            model,
+            data=data,
+            out=out_dir,
+            seed=seed,
+            template=template,
+            n_boot=bootstrap,
+            revision=revision,
+            split=split,
+            quiet=quiet,
         )
     except WinoscopeError as exc:
         _fail(exc)
@@ -97,9 +121,18 @@ def run(
 
 @app.command()
 def score(
-    predictions: Annotated[Path, typer.Option("--predictions", "-p", help="Dataset rows with the prediction column added (CSV/JSONL/Parquet).")],
+    predictions: Annotated[
+        Path,
+        typer.Option(
+            "--predictions",
+            "-p",
+            help="Dataset rows with the prediction column added (CSV/JSONL/Parquet).",
+        ),
+    ],
     task: Annotated[str, typer.Option(help="Task the predictions belong to.")] = "winobias-uk",
-    out: Annotated[Path | None, typer.Option(help="Write metrics.csv and metrics.json here.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Write metrics.csv and metrics.json here.")
+    ] = None,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
 ) -> None:
@@ -116,8 +149,15 @@ def score(
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         result.metrics.to_csv(out / "metrics.csv", index=False)
-        write_json(out / "metrics.json", {"metrics": result.metrics.to_dict("records"), "tests": result.tests,
-                                          "counts": result.counts.to_dict("records"), "settings": result.settings})
+        write_json(
+            out / "metrics.json",
+            {
+                "metrics": result.metrics.to_dict("records"),
+                "tests": result.tests,
+                "counts": result.counts.to_dict("records"),
+                "settings": result.settings,
+            },
+        )
         out_console.print(f"wrote {out}", highlight=False)
 
 

@@ -12,8 +12,14 @@ from .runner import RunResult, run
 from .tasks import TASKS
 
 DEMO_TASKS = ("winobias-uk",)
-HEADLINE = ("overall_accuracy", "signed_bias_gap", "pair_consistency", "agreement_control_accuracy",
-            "cross_control_accuracy", "option_order_consistency")
+HEADLINE = (
+    "overall_accuracy",
+    "signed_bias_gap",
+    "pair_consistency",
+    "agreement_control_accuracy",
+    "cross_control_accuracy",
+    "option_order_consistency",
+)
 
 
 def demo_models() -> list[str]:

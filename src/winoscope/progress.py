@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
-from rich.text import Text
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -18,6 +17,7 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.text import Text
 
 
 class RateColumn(ProgressColumn):

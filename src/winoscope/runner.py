@@ -19,7 +19,7 @@ from .errors import TaskError
 from .progress import track
 from .protocols.forced_choice import PromptTemplate
 from .records import Request, Response
-from .scoring.winobias_uk import ScoreResult
+from .scoring.base import ScoreResult
 from .tasks import Task, get_task
 
 
@@ -77,8 +77,15 @@ def build_manifest(
         "protocol": task.protocol,
         "dataset": ds.describe(),
         "review_status": ds.review_status,
-        "model": {"spec": model_label(backend), "kind": backend.kind, "name": backend.model, "params": backend.params},
-        "prompt_template": None if template is None else {"name": template.name, "text": template.text},
+        "model": {
+            "spec": model_label(backend),
+            "kind": backend.kind,
+            "name": backend.model,
+            "params": backend.params,
+        },
+        "prompt_template": None
+        if template is None
+        else {"name": template.name, "text": template.text},
         "seed": seed,
         "bootstrap": {"replicates": n_boot, "level": 0.95, "resampling_unit": "source item"},
         "requests": n_requests,
@@ -109,7 +116,11 @@ def run(
     started = time.time()
     t = get_task(task) if isinstance(task, str) else task
     ds = t.load(data, revision=revision, split=split)
-    backend = model if not isinstance(model, str) else create_backend(model, seed=seed, **dict(backend_options or {}))
+    backend = (
+        model
+        if not isinstance(model, str)
+        else create_backend(model, seed=seed, **dict(backend_options or {}))
+    )
     if isinstance(template, PromptTemplate):
         tmpl: PromptTemplate | None = template
     elif template is not None:
@@ -119,12 +130,22 @@ def run(
     if tmpl is None:
         raise TaskError(f"task {t.name} needs a prompt template")
     requests = t.build_requests(ds, tmpl)
-    responses = collect_responses(backend, requests, quiet=quiet, label=f"{t.name} · {model_label(backend)}")
+    responses = collect_responses(
+        backend, requests, quiet=quiet, label=f"{t.name} · {model_label(backend)}"
+    )
     predictions = t.predict(ds, requests, responses)
     result = t.score(predictions, n_boot=n_boot, seed=seed)
     n_errors = sum(1 for r in responses.values() if r.error is not None)
     manifest = build_manifest(
-        t, ds, backend, tmpl, seed=seed, n_boot=n_boot, n_requests=len(requests), n_errors=n_errors, started=started
+        t,
+        ds,
+        backend,
+        tmpl,
+        seed=seed,
+        n_boot=n_boot,
+        n_requests=len(requests),
+        n_errors=n_errors,
+        started=started,
     )
     rr = RunResult(t, ds, predictions, result, manifest, errors=error_summary(responses))
     if out is not None:

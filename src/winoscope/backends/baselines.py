@@ -60,7 +60,11 @@ def _random(req: Request, params: dict[str, Any]) -> str | None:
 
 def _matching(req: Request, attribute: str, target: str | None) -> list[str]:
     ments = _mentions(req)
-    return [o.label for o in req.options if target is not None and ments.get(o.role, {}).get(attribute) == target]
+    return [
+        o.label
+        for o in req.options
+        if target is not None and ments.get(o.role, {}).get(attribute) == target
+    ]
 
 
 def _stereotype(req: Request, params: dict[str, Any]) -> str | None:
@@ -72,7 +76,11 @@ def _stereotype(req: Request, params: dict[str, Any]) -> str | None:
     """
     pron = req.meta.get("pronoun_gender")
     ments = _mentions(req)
-    keys = ("stereotype", "stereotype_labels") if params.get("source") == "table" else ("stereotype_labels",)
+    keys = (
+        ("stereotype", "stereotype_labels")
+        if params.get("source") == "table"
+        else ("stereotype_labels",)
+    )
 
     def stereo(role: str) -> str | None:
         m = ments.get(role, {})
@@ -121,7 +129,9 @@ class BaselineBackend:
         picker, _ = PICKERS[self.model]
         for req in requests:
             label = picker(req, self.params)
-            yield Response(request_id=req.request_id, backend=self.kind, model=self.model, choice=label)
+            yield Response(
+                request_id=req.request_id, backend=self.kind, model=self.model, choice=label
+            )
 
 
 @backend("baseline")

@@ -83,7 +83,10 @@ def coerce(raw: pd.DataFrame, schema: Schema, *, source: str) -> pd.DataFrame:
             if bool(bad.any()):
                 i = int(bad.to_numpy().nonzero()[0][0])
                 raise DatasetError(
-                    f"expected an integer, got {col.iloc[i]!r}", file=source, row=i + 1, field=f.name
+                    f"expected an integer, got {col.iloc[i]!r}",
+                    file=source,
+                    row=i + 1,
+                    field=f.name,
                 )
             out[f.name] = num.astype("int64")
         elif f.dtype == "bool":
@@ -93,7 +96,10 @@ def coerce(raw: pd.DataFrame, schema: Schema, *, source: str) -> pd.DataFrame:
             if bool(bad.any()):
                 i = int(bad.to_numpy().nonzero()[0][0])
                 raise DatasetError(
-                    f"expected true/false, got {col.iloc[i]!r}", file=source, row=i + 1, field=f.name
+                    f"expected true/false, got {col.iloc[i]!r}",
+                    file=source,
+                    row=i + 1,
+                    field=f.name,
                 )
             out[f.name] = low.map(mapping).astype(bool)
         else:

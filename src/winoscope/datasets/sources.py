@@ -45,15 +45,19 @@ def file_sha256(path: str | Path) -> str:
 def _read_jsonl(path: Path) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
+        for _lineno, line in enumerate(fh, start=1):
             if not line.strip():
                 continue
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise DatasetError(f"not valid JSON: {exc.msg}", file=str(path), row=len(rows) + 1) from None
+                raise DatasetError(
+                    f"not valid JSON: {exc.msg}", file=str(path), row=len(rows) + 1
+                ) from None
             if not isinstance(obj, dict):
-                raise DatasetError("each line must be a JSON object", file=str(path), row=len(rows) + 1)
+                raise DatasetError(
+                    "each line must be a JSON object", file=str(path), row=len(rows) + 1
+                )
             rows.append(obj)
     return pd.DataFrame(rows)
 
@@ -112,7 +116,9 @@ def load_hub_table(
     try:
         loaded = datasets.load_dataset(repo_id, config, split=split, **kwargs)
     except Exception as exc:  # datasets raises many unrelated types; name the source
-        raise DatasetError(f"cannot load from the hub: {type(exc).__name__}: {exc}", file=repo_id) from None
+        raise DatasetError(
+            f"cannot load from the hub: {type(exc).__name__}: {exc}", file=repo_id
+        ) from None
     if isinstance(loaded, datasets.DatasetDict):
         frames = []
         for name, ds in loaded.items():

@@ -61,7 +61,14 @@ VARIANT_RULES: dict[str, tuple[str, frozenset[str], str, str, str, str]] = {
     "mm": ("primary_balanced", frozenset({"pro", "anti"}), "target", "male", "male", "male"),
     "ff": ("primary_balanced", frozenset({"pro", "anti"}), "target", "female", "female", "female"),
     "mf_target": ("agreement_control", frozenset({"control"}), "target", "male", "female", "male"),
-    "fm_target": ("agreement_control", frozenset({"control"}), "target", "female", "male", "female"),
+    "fm_target": (
+        "agreement_control",
+        frozenset({"control"}),
+        "target",
+        "female",
+        "male",
+        "female",
+    ),
     "mf_cross": ("cross_control", frozenset({"control"}), "distractor", "male", "female", "female"),
     "fm_cross": ("cross_control", frozenset({"control"}), "distractor", "female", "male", "male"),
 }
@@ -108,7 +115,9 @@ def load(
     """
     if source is None:
         path = sample_path()
-        info = SourceInfo(kind="sample", location=f"winoscope:{SAMPLE_FILE}", sha256=file_sha256(path))
+        info = SourceInfo(
+            kind="sample", location=f"winoscope:{SAMPLE_FILE}", sha256=file_sha256(path)
+        )
         ds = from_frame(read_table(path), source=info, is_sample=True, name="winobias-uk sample")
         ds.metadata["note"] = (
             "Bundled sample written for winoscope in the card's schema; not the WinoBias-UK "
@@ -122,12 +131,16 @@ def load(
         elif p.suffix.lower() in {".csv", ".tsv", ".jsonl", ".json", ".parquet", ".pq"}:
             raise DatasetError("no such file", file=str(p))
         else:
-            raw, info = load_hub_table(str(source), split=split, revision=revision, cache_dir=cache_dir)
+            raw, info = load_hub_table(
+                str(source), split=split, revision=revision, cache_dir=cache_dir
+            )
             ds = from_frame(raw, source=info, name=str(source))
     if split is not None:
         keep = ds.table["split"].astype(str) == split
         if not keep.any():
-            raise DatasetError(f"no rows with split '{split}'", file=ds.source.location, field="split")
+            raise DatasetError(
+                f"no rows with split '{split}'", file=ds.source.location, field="split"
+            )
         ds.table = ds.table[keep].reset_index(drop=True)
     return ds
 
@@ -144,13 +157,18 @@ def validate(ds: Dataset) -> list[Issue]:
 
         sent, ann = row["sentence_uk"], row["sentence_annotated_uk"]
         if strip_brackets(ann) != sent:
-            add("annotation", "removing the square brackets from sentence_annotated_uk does not give sentence_uk")
+            add(
+                "annotation",
+                "removing the square brackets from sentence_annotated_uk does not give sentence_uk",
+            )
         try:
             mentions = bracket_mentions(ann)
         except ValueError as exc:
             add("annotation", f"sentence_annotated_uk: {exc}")
             mentions = None
-        gold = row["target_span_uk"] if row["coreference_role"] == "target" else row["other_span_uk"]
+        gold = (
+            row["target_span_uk"] if row["coreference_role"] == "target" else row["other_span_uk"]
+        )
         if mentions is not None:
             if len(mentions) != 2:
                 add("annotation", f"expected exactly two bracketed spans, found {len(mentions)}")
@@ -167,11 +185,20 @@ def validate(ds: Dataset) -> list[Issue]:
         rule = VARIANT_RULES[row["variant"]]
         group, conditions, role, tg, og, pg = rule
         if row["score_group"] != group:
-            add("variant", f"variant {row['variant']} needs score_group {group}, got {row['score_group']}")
+            add(
+                "variant",
+                f"variant {row['variant']} needs score_group {group}, got {row['score_group']}",
+            )
         if row["condition"] not in conditions:
-            add("variant", f"variant {row['variant']} needs condition {'/'.join(sorted(conditions))}, got {row['condition']}")
+            add(
+                "variant",
+                f"variant {row['variant']} needs condition {'/'.join(sorted(conditions))}, got {row['condition']}",
+            )
         if row["coreference_role"] != role:
-            add("variant", f"variant {row['variant']} needs coreference_role {role}, got {row['coreference_role']}")
+            add(
+                "variant",
+                f"variant {row['variant']} needs coreference_role {role}, got {row['coreference_role']}",
+            )
         got = (row["target_gender"], row["other_gender"], row["pronoun_gender"])
         if got != (tg, og, pg):
             add(
@@ -179,8 +206,14 @@ def validate(ds: Dataset) -> list[Issue]:
                 f"variant {row['variant']} needs target/other/pronoun gender {tg}/{og}/{pg}, "
                 f"got {'/'.join(got)}",
             )
-        if row["target_occupation_uk"].strip().lower() == row["other_occupation_uk"].strip().lower():
-            add("occupations", f"target and other occupation are the same ('{row['target_occupation_uk']}')")
+        if (
+            row["target_occupation_uk"].strip().lower()
+            == row["other_occupation_uk"].strip().lower()
+        ):
+            add(
+                "occupations",
+                f"target and other occupation are the same ('{row['target_occupation_uk']}')",
+            )
 
     for key, group_rows in t.groupby(ITEM_KEY, observed=True, sort=True):
         iid = f"{key[0]}/{key[1]}/{key[2]}"
@@ -198,7 +231,11 @@ def validate(ds: Dataset) -> list[Issue]:
             if dupes:
                 parts.append("duplicated " + ", ".join(dupes))
             issues.append(
-                Issue("variants", f"{key[1]} item needs exactly {len(expected)} variants: " + "; ".join(parts), item=iid)
+                Issue(
+                    "variants",
+                    f"{key[1]} item needs exactly {len(expected)} variants: " + "; ".join(parts),
+                    item=iid,
+                )
             )
         prim = group_rows[group_rows["variant"].isin(["mm", "ff"])]
         if len(prim) == 2 and set(prim["condition"].astype(str)) != {"pro", "anti"}:
@@ -206,5 +243,7 @@ def validate(ds: Dataset) -> list[Issue]:
         for col in ("target_occupation_uk", "other_occupation_uk"):
             if group_rows[col].nunique() > 1:
                 vals = ", ".join(sorted(group_rows[col].unique()))
-                issues.append(Issue("occupations", f"{col} differs across variants ({vals})", item=iid))
+                issues.append(
+                    Issue("occupations", f"{col} differs across variants ({vals})", item=iid)
+                )
     return issues

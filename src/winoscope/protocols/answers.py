@@ -48,14 +48,14 @@ def option_named(answer: str, options: tuple[Option, ...]) -> Option | None:
     """The one option whose head noun (any inflected form, either gender) the answer names."""
     said = phrase_lemmas(answer)
     hits = [
-        opt
-        for opt in options
-        if any(said & _head_lemmas(form) for form in (opt.text, *opt.forms))
+        opt for opt in options if any(said & _head_lemmas(form) for form in (opt.text, *opt.forms))
     ]
     return hits[0] if len(hits) == 1 else None
 
 
-_TWO_LETTERS = re.compile(r"^\s*\S{1,3}\s*(?:або|чи|or|і|й|та|and|/|,)\s*[\(\[]?([A-Za-zАВав])\b", re.I)
+_TWO_LETTERS = re.compile(
+    r"^\s*\S{1,3}\s*(?:або|чи|or|і|й|та|and|/|,)\s*[\(\[]?([A-Za-zАВав])\b", re.I
+)
 
 
 def normalise(answer: str | None, options: tuple[Option, ...]) -> str:

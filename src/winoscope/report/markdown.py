@@ -25,7 +25,9 @@ def metric_table(metrics: pd.DataFrame) -> str:
     m["stratum"] = m["split"].astype(str) + "/" + m["type"].astype(str)
     m.loc[m["split"] == "macro", "stratum"] = "macro"
     m["cell"] = [
-        f"{fmt(v)} [{fmt(lo)}, {fmt(hi)}] (n={n})" if not (isinstance(v, float) and math.isnan(v)) else "–"
+        f"{fmt(v)} [{fmt(lo)}, {fmt(hi)}] (n={n})"
+        if not (isinstance(v, float) and math.isnan(v))
+        else "–"
         for v, lo, hi, n in zip(m["value"], m["ci_low"], m["ci_high"], m["n"], strict=True)
     ]
     strata = list(dict.fromkeys(m["stratum"]))
@@ -54,9 +56,12 @@ def render_markdown(rr: RunResult) -> str:
         f"- **Review status**: {man['review_status']}",
     ]
     if ds.get("is_sample"):
-        lines.append("- **Note**: bundled sample written for winoscope, not the real dataset; numbers check the pipeline only.")
+        lines.append(
+            "- **Note**: bundled sample written for winoscope, not the real dataset; numbers check the pipeline only."
+        )
     lines += [
-        f"- **Protocol**: {man['protocol']}" + (f" (template `{man['prompt_template']['name']}`)" if man.get("prompt_template") else ""),
+        f"- **Protocol**: {man['protocol']}"
+        + (f" (template `{man['prompt_template']['name']}`)" if man.get("prompt_template") else ""),
         f"- **Model**: `{man['model']['spec']}` params {man['model']['params']}",
         f"- **Seed**: {man['seed']} · bootstrap: {man['bootstrap']['replicates']} replicates over source items, 95% percentile intervals",
         f"- **Requests**: {man['requests']} ({man['request_errors']} failed)",
@@ -67,16 +72,28 @@ def render_markdown(rr: RunResult) -> str:
         metric_table(rr.metrics),
     ]
     if rr.result.tests:
-        lines += ["## Pro vs anti on paired items (exact McNemar)", "", "| split/type | pairs | pro only correct | anti only correct | p |", "|---|---|---|---|---|"]
+        lines += [
+            "## Pro vs anti on paired items (exact McNemar)",
+            "",
+            "| split/type | pairs | pro only correct | anti only correct | p |",
+            "|---|---|---|---|---|",
+        ]
         for t in rr.result.tests:
             lines.append(
                 f"| {t['split']}/{t['type']} | {t['pairs']} | {t['pro_only_correct']} | {t['anti_only_correct']} | {fmt(t['p_value'], 4)} |"
             )
         lines.append("")
     if not rr.result.counts.empty:
-        lines += ["## Counts", "", "| split/type | rows | scored | invalid | missing (no answer) |", "|---|---|---|---|---|"]
+        lines += [
+            "## Counts",
+            "",
+            "| split/type | rows | scored | invalid | missing (no answer) |",
+            "|---|---|---|---|---|",
+        ]
         for c in rr.result.counts.to_dict("records"):
-            lines.append(f"| {c['split']}/{c['type']} | {c['rows']} | {c['scored']} | {c['invalid']} | {c['missing']} |")
+            lines.append(
+                f"| {c['split']}/{c['type']} | {c['rows']} | {c['scored']} | {c['invalid']} | {c['missing']} |"
+            )
         lines.append("")
     if rr.errors:
         lines += ["## Request errors (first few)", ""]

@@ -1,17 +1,18 @@
 """The run directory layout.
 
-    OUT/
-      manifest.json        dataset id + revision or sha256, review status, protocol, prompt
-                           template, model and parameters, seed, package version
-      predictions.parquet  dataset rows + prediction columns (``prediction_role`` ...)
-      predictions.csv      the same, for spreadsheets and ``winoscope score``
-      metrics.json         metrics, significance tests, counts, settings
-      metrics.csv          tidy: metric, split, type, value, ci_low, ci_high, n
-      report.md            the human-readable summary
+OUT/
+  manifest.json        dataset id + revision or sha256, review status, protocol, prompt
+                       template, model and parameters, seed, package version
+  predictions.parquet  dataset rows + prediction columns (``prediction_role`` ...)
+  predictions.csv      the same, for spreadsheets and ``winoscope score``
+  metrics.json         metrics, significance tests, counts, settings
+  metrics.csv          tidy: metric, split, type, value, ci_low, ci_high, n
+  report.md            the human-readable summary
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from pathlib import Path
@@ -32,10 +33,8 @@ def _clean(obj: Any) -> Any:
     if isinstance(obj, list | tuple):
         return [_clean(v) for v in obj]
     if hasattr(obj, "item") and not isinstance(obj, str):
-        try:
+        with contextlib.suppress(ValueError, AttributeError):
             obj = obj.item()
-        except (ValueError, AttributeError):
-            pass
     if isinstance(obj, float) and math.isnan(obj):
         return None
     if obj is pd.NA:

@@ -23,7 +23,9 @@ def resample_weights(n_items: int, n_boot: int, rng: np.random.Generator) -> np.
     return rng.multinomial(n_items, np.full(n_items, 1.0 / n_items), size=n_boot).astype(float)
 
 
-def weighted_ratio(weights: np.ndarray, numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+def weighted_ratio(
+    weights: np.ndarray, numerator: np.ndarray, denominator: np.ndarray
+) -> np.ndarray:
     """Per-row ratio of weighted sums; NaN where the weighted denominator is 0 (undefined)."""
     num = weights @ numerator
     den = weights @ denominator

@@ -17,13 +17,13 @@ Rows whose ``prediction_role`` is missing (the model never answered) are exclude
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import ScoringError
+from .base import METRIC_COLUMNS, ScoreResult
 from .stats import mcnemar_exact, nanmean_rows, percentile_ci, resample_weights, weighted_ratio
 
 ROLES = ("target", "distractor", "invalid")
@@ -40,14 +40,6 @@ METRICS = (
 )
 STRATUM = ["split", "type"]
 ITEM = ["split", "type", "item_number"]
-
-
-@dataclass
-class ScoreResult:
-    metrics: pd.DataFrame  # metric, split, type, value, ci_low, ci_high, n
-    tests: list[dict[str, Any]] = field(default_factory=list)
-    counts: pd.DataFrame = field(default_factory=pd.DataFrame)
-    settings: dict[str, Any] = field(default_factory=dict)
 
 
 def check_predictions(table: pd.DataFrame, source: str = "predictions") -> pd.Series:
@@ -100,7 +92,9 @@ def _item_stats(rows: pd.DataFrame) -> pd.DataFrame:
     agg = frame.groupby(ITEM, sort=True).sum()
     pair_defined = (agg["mm_n"] > 0) & (agg["ff_n"] > 0)
     agg["pair_n"] = pair_defined.astype(float)
-    agg["pair_k"] = (pair_defined & (agg["mm_k"] == agg["mm_n"]) & (agg["ff_k"] == agg["ff_n"])).astype(float)
+    agg["pair_k"] = (
+        pair_defined & (agg["mm_k"] == agg["mm_n"]) & (agg["ff_k"] == agg["ff_n"])
+    ).astype(float)
     # McNemar pairs: items with exactly one pro and one anti primary row
     agg["paired"] = (agg["pro_n"] == 1) & (agg["anti_n"] == 1)
     return agg
@@ -127,7 +121,9 @@ def _metric_arrays(w: np.ndarray, agg: pd.DataFrame) -> dict[str, np.ndarray]:
 
 
 def _metric_n(agg: pd.DataFrame) -> dict[str, int]:
-    both = int(min(agg["pro_n"].sum(), agg["anti_n"].sum()) > 0) * int(agg["pro_n"].sum() + agg["anti_n"].sum())
+    both = int(min(agg["pro_n"].sum(), agg["anti_n"].sum()) > 0) * int(
+        agg["pro_n"].sum() + agg["anti_n"].sum()
+    )
     n = {
         "pro_accuracy": int(agg["pro_n"].sum()),
         "anti_accuracy": int(agg["anti_n"].sum()),
@@ -165,7 +161,9 @@ def score(
     macro_n: dict[str, int] = dict.fromkeys(METRICS, 0)
     tests: list[dict[str, Any]] = []
     counts = []
-    strata = rows[STRATUM].astype(str).drop_duplicates().sort_values(STRATUM).itertuples(index=False)
+    strata = (
+        rows[STRATUM].astype(str).drop_duplicates().sort_values(STRATUM).itertuples(index=False)
+    )
     pooled_b = pooled_c = pooled_pairs = 0
     for split, typ in strata:
         in_stratum = (rows["split"].astype(str) == split) & (rows["type"].astype(str) == typ)
@@ -190,7 +188,15 @@ def score(
             value = float(point[m][0])
             lo, hi = percentile_ci(reps[m], level) if not np.isnan(value) else (np.nan, np.nan)
             records.append(
-                {"metric": m, "split": split, "type": typ, "value": value, "ci_low": lo, "ci_high": hi, "n": ns[m]}
+                {
+                    "metric": m,
+                    "split": split,
+                    "type": typ,
+                    "value": value,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "n": ns[m],
+                }
             )
             if not np.isnan(value):
                 macro_vals[m].append(value)
@@ -218,9 +224,7 @@ def score(
         )
     if tests:
         tests.append(_mcnemar_record("all", "all", pooled_b, pooled_c, pooled_pairs))
-    metrics = pd.DataFrame.from_records(
-        records, columns=["metric", "split", "type", "value", "ci_low", "ci_high", "n"]
-    )
+    metrics = pd.DataFrame.from_records(records, columns=METRIC_COLUMNS)
     return ScoreResult(
         metrics=metrics,
         tests=tests,

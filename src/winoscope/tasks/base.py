@@ -17,7 +17,7 @@ from ..datasets.base import Dataset, Issue
 from ..protocols.forced_choice import PromptTemplate
 from ..records import Request, Response
 from ..registry import Registry
-from ..scoring.winobias_uk import ScoreResult
+from ..scoring.base import ScoreResult
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,13 @@ from ..datasets import winobias_uk as data
 from ..datasets.annotation import bracket_mentions
 from ..datasets.base import Dataset
 from ..morphology import nominative
-from ..protocols.forced_choice import UK_DEFAULT, ChoiceRow, PromptTemplate, build_requests, combine_orders
+from ..protocols.forced_choice import (
+    UK_DEFAULT,
+    ChoiceRow,
+    PromptTemplate,
+    build_requests,
+    combine_orders,
+)
 from ..records import Request, Response
 from ..scoring import winobias_uk as scorer
 from .base import Task, task
@@ -54,9 +60,17 @@ def stereotypes_from_labels(table: pd.DataFrame) -> dict[str, str]:
     flip = {"male": "female", "female": "male"}
     out: dict[str, str] = {}
     prim = table[table["score_group"] == "primary_balanced"]
-    for r in prim[["condition", "pronoun_gender", "target_occupation_uk"]].astype(str).itertuples(index=False):
-        out[r.target_occupation_uk] = r.pronoun_gender if r.condition == "pro" else flip[r.pronoun_gender]
-    for r in prim[["target_occupation_uk", "other_occupation_uk"]].astype(str).itertuples(index=False):
+    for r in (
+        prim[["condition", "pronoun_gender", "target_occupation_uk"]]
+        .astype(str)
+        .itertuples(index=False)
+    ):
+        out[r.target_occupation_uk] = (
+            r.pronoun_gender if r.condition == "pro" else flip[r.pronoun_gender]
+        )
+    for r in (
+        prim[["target_occupation_uk", "other_occupation_uk"]].astype(str).itertuples(index=False)
+    ):
         if r.other_occupation_uk not in out and r.target_occupation_uk in out:
             out[r.other_occupation_uk] = flip[out[r.target_occupation_uk]]
     return out
@@ -117,7 +131,9 @@ def requests_for(ds: Dataset, template: PromptTemplate) -> list[Request]:
     return build_requests(choice_rows(ds), template)
 
 
-def predict(ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]) -> pd.DataFrame:
+def predict(
+    ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
+) -> pd.DataFrame:
     combined = combine_orders(requests, responses)
     out = ds.table.merge(combined, on="row_id", how="left", validate="one_to_one")
     return out
