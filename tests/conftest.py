@@ -7,6 +7,11 @@ from pathlib import Path
 
 import pytest
 
+# Tests never reach the hub: hub-shaped code paths run against local stand-ins.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 

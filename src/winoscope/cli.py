@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .errors import WinoscopeError
@@ -23,7 +24,7 @@ err_console = Console(stderr=True)
 
 
 def _fail(exc: Exception) -> None:
-    err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+    err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True, markup=True)
     raise typer.Exit(2)
 
 
@@ -66,7 +67,7 @@ def validate(
         out_console.print(f"[green]ok[/] {task} ({where}): every check passed", highlight=False)
         return
     for issue in issues:
-        out_console.print(issue.format(), highlight=False, markup=False)
+        out_console.print(issue.format(), highlight=False, markup=False, soft_wrap=True)
     err_console.print(f"[red]{len(issues)} check(s) failed[/] in {where}", highlight=False)
     raise typer.Exit(1)
 
