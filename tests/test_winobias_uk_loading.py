@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers_winobias_uk import sample_frame
 
+from helpers_winobias_uk import sample_frame
 from winoscope import DatasetError, load_dataset
 from winoscope.datasets import winobias_uk
 
@@ -74,7 +74,10 @@ def test_hub_path_through_datasets_with_revision(tmp_path: Path) -> None:
     ds = winobias_uk.load(repo, revision="0123abc", cache_dir=str(tmp_path / "cache"))
     assert ds.source.kind == "hub" and ds.source.revision == "0123abc"
     assert len(ds.table) == 76
-    assert ds.table.groupby("split", observed=True).size().to_dict() == {"validation": 44, "test": 32}
+    assert ds.table.groupby("split", observed=True).size().to_dict() == {
+        "validation": 44,
+        "test": 32,
+    }
     only_test = winobias_uk.load(repo, split="test", cache_dir=str(tmp_path / "cache"))
     assert set(only_test.table["split"].astype(str)) == {"test"} and len(only_test.table) == 32
 

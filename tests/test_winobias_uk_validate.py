@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers_winobias_uk import sample_frame
 from typer.testing import CliRunner
 
+from helpers_winobias_uk import sample_frame
 from winoscope import validate
 from winoscope.cli import app
 
@@ -42,7 +42,9 @@ def test_exactly_two_bracketed_spans(tmp_path: Path) -> None:
     raw = sample_frame()
     ann = raw.loc[3, "sentence_annotated_uk"]
     raw.loc[3, "sentence_annotated_uk"] = ann.replace("макет", "[макет]")
-    raw.loc[5, "sentence_annotated_uk"] = raw.loc[5, "sentence_annotated_uk"].replace("[", "", 1).replace("]", "", 1)
+    raw.loc[5, "sentence_annotated_uk"] = (
+        raw.loc[5, "sentence_annotated_uk"].replace("[", "", 1).replace("]", "", 1)
+    )
     issues = _issues(tmp_path, raw)
     msgs = {(i.row, i.message.split(",")[0]) for i in issues}
     assert (4, "expected exactly two bracketed spans") in msgs
@@ -95,7 +97,9 @@ def test_type2_has_only_target_variants(tmp_path: Path) -> None:
     broken = pd.concat([raw, extra], ignore_index=True)
     issues = _issues(tmp_path, broken)
     assert any(
-        x.check == "variants" and x.item == "validation/type2/1" and "unexpected mf_cross" in x.message
+        x.check == "variants"
+        and x.item == "validation/type2/1"
+        and "unexpected mf_cross" in x.message
         for x in issues
     )
 
@@ -110,7 +114,9 @@ def test_type2_has_only_target_variants(tmp_path: Path) -> None:
         ("other_gender", "female", "genders"),
     ],
 )
-def test_fields_must_agree_with_variant(tmp_path: Path, column: str, value: str, check: str) -> None:
+def test_fields_must_agree_with_variant(
+    tmp_path: Path, column: str, value: str, check: str
+) -> None:
     raw = sample_frame()
     i = _row(raw, item_number="4", split="validation", type="type1", variant="mm")
     raw.loc[i, column] = value
