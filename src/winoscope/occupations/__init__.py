@@ -1,0 +1,1 @@
+"""Occupations: real-world gender statistics, lexicons per language and corpus association."""
