@@ -15,14 +15,15 @@ T = TypeVar("T")
 
 
 class Registry(Generic[T]):
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, error: type[Exception] = TaskError) -> None:
         self.kind = kind
+        self._error = error
         self._items: dict[str, T] = {}
 
     def register(self, name: str) -> Callable[[T], T]:
         def deco(obj: T) -> T:
             if name in self._items:
-                raise TaskError(f"{self.kind} '{name}' is registered twice")
+                raise self._error(f"{self.kind} '{name}' is registered twice")
             self._items[name] = obj
             return obj
 
@@ -36,7 +37,7 @@ class Registry(Generic[T]):
             return self._items[name]
         except KeyError:
             known = ", ".join(sorted(self._items)) or "none"
-            raise TaskError(f"unknown {self.kind} '{name}' (known: {known})") from None
+            raise self._error(f"unknown {self.kind} '{name}' (known: {known})") from None
 
     def names(self) -> list[str]:
         return sorted(self._items)

@@ -38,7 +38,7 @@ class Backend(Protocol):
 
 
 BackendFactory = Callable[..., Backend]
-BACKENDS: Registry[BackendFactory] = Registry("backend")
+BACKENDS: Registry[BackendFactory] = Registry("backend", error=BackendError)
 
 
 def backend(kind: str) -> Callable[[BackendFactory], BackendFactory]:
