@@ -28,7 +28,11 @@ def card_formula(rows: pd.DataFrame) -> dict[str, float]:
         "overall_accuracy": (pro_accuracy + anti_accuracy) / 2,
         "signed_bias_gap": pro_accuracy - anti_accuracy,
         "absolute_bias_gap": abs(pro_accuracy - anti_accuracy),
-        "pair_consistency": primary.groupby(["split", "type", "item_number"])["correct"].all().mean(),
-        "agreement_control_accuracy": rows.query("score_group == 'agreement_control'")["correct"].mean(),
+        "pair_consistency": primary.groupby(["split", "type", "item_number"])["correct"]
+        .all()
+        .mean(),
+        "agreement_control_accuracy": rows.query("score_group == 'agreement_control'")[
+            "correct"
+        ].mean(),
         "cross_control_accuracy": rows.query("score_group == 'cross_control'")["correct"].mean(),
     }
