@@ -13,7 +13,7 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = ROOT.parent / "shared" / "data"
+SHARED_DATA = Path(os.environ.get("WINOSCOPE_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
 def in_ci() -> bool:
