@@ -175,7 +175,7 @@ def demo(
     except WinoscopeError as exc:
         _fail(exc)
         return
-    out_console.print(summary)
+    print(summary)
     out_console.print(f"wrote {out}/README.md and one run directory per model", highlight=False)
 
 

@@ -13,6 +13,7 @@ from rich.progress import (
     Progress,
     ProgressColumn,
     Task,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -31,7 +32,7 @@ class RateColumn(ProgressColumn):
 class Tracker:
     """Counts done/errors; updates a rich task when one is shown."""
 
-    def __init__(self, progress: Progress | None, task_id: int | None) -> None:
+    def __init__(self, progress: Progress | None, task_id: TaskID | None) -> None:
         self._progress = progress
         self._task = task_id
         self.done = 0

@@ -135,10 +135,11 @@ class BaselineBackend:
 
 
 @backend("baseline")
-def make_baseline(name: str, *, seed: int = 0, **_: Any) -> BaselineBackend:
+def make_baseline(name: str, *, seed: int = 0, **_options: Any) -> BaselineBackend:
+    """Baselines take no options beyond the seed; others (base URLs ...) are ignored."""
     if name not in PICKERS:
         raise BackendError(f"unknown baseline '{name}' (known: {', '.join(sorted(PICKERS))})")
-    _, defaults = PICKERS[name]
+    defaults = PICKERS[name][1]
     params = dict(defaults)
     if name == "random":
         params["seed"] = seed
