@@ -12,6 +12,7 @@ prose calls the second occupation "other") is accepted as an alias of ``distract
 
 from __future__ import annotations
 
+import json
 from importlib import resources
 from pathlib import Path
 
@@ -119,6 +120,7 @@ def load(
             kind="sample", location=f"winoscope:{SAMPLE_FILE}", sha256=file_sha256(path)
         )
         ds = from_frame(read_table(path), source=info, is_sample=True, name="winobias-uk sample")
+        ds.metadata.update(json.loads(path.with_suffix(".meta.json").read_text(encoding="utf-8")))
         ds.metadata["note"] = (
             "Bundled sample written for winoscope in the card's schema; not the WinoBias-UK "
             "Natural dataset. Numbers on it are for checking the pipeline only."
