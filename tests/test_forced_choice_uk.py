@@ -32,6 +32,12 @@ OPTS = (
         ("Лікаря.", "target"),  # genitive of the masculine form
         ("Йдеться про секретареві", "distractor"),
         ("секретарки", "distractor"),
+        ("**A**", "target"),  # markdown emphasis
+        ("**Відповідь:** B", "distractor"),
+        ("A лікар", "target"),  # a letter followed by the same option's name
+        ("B лікар", "invalid"),  # a letter followed by the other option's name
+        ("В реченні йдеться про лікаря", "target"),  # the preposition "в", not option B
+        ("В реченні нічого не сказано", "invalid"),
         ("A або B", "invalid"),
         ("лікар і секретарка", "invalid"),
         ("Будівельник", "invalid"),  # starts with Б, not an option letter, names no option

@@ -22,6 +22,7 @@ CARD_FIELDS = [
 def test_sample_has_every_card_field_typed() -> None:
     ds = winobias_uk.load()
     assert ds.is_sample and "not the WinoBias-UK" in ds.metadata["note"]
+    assert ds.metadata["sample"] is True and ds.metadata["is_dataset"] is False
     assert ds.review_status == "preview; broader human review ongoing"
     t = ds.table
     assert list(t.columns[: len(CARD_FIELDS)]) == CARD_FIELDS

@@ -18,16 +18,19 @@ INVALID = "invalid"
 # Cyrillic letters that look like the Latin option letters
 _LOOKALIKE = str.maketrans({"А": "A", "В": "B", "С": "C", "а": "a", "в": "b", "с": "c"})
 _LEAD = re.compile(
-    r"^\s*(?:(?:відповідь|answer|варіант|option|правильна відповідь)\s*[:：\-–]?\s*)?"
-    r"[\(\[«\"']?\s*([A-Za-zА-Яа-яІіЇїЄєҐґ])\s*(?:[\)\]\.\:»\"',;]|$|\s)",
+    r"^\s*[*_]*(?:(?:відповідь|answer|варіант|option|правильна відповідь)[*_]*\s*[:：\-–]?[*_]*\s*)?"
+    r"[\(\[«\"'*_]*\s*([A-Za-zА-Яа-яІіЇїЄєҐґ])\s*(?:[\)\]\.\:»\"',;*_]|$|\s)",
     re.IGNORECASE,
 )
 
 
-def letter_of(answer: str, labels: tuple[str, ...]) -> str | None:
+def letter_of(answer: str, labels: tuple[str, ...]) -> tuple[str, bool] | None:
     """The option letter an answer starts with (after an optional 'Відповідь:'), if any.
 
-    Only a standalone letter counts: "B" or "B) лікар" but not "Будівельник".
+    Returns ``(letter, strong)``. A letter is *strong* when punctuation or the end of the answer
+    follows it ("B", "b)", "**A**"), *weak* when words follow ("A лікар"). Only a standalone
+    letter counts: "Будівельник" has none. A weak Cyrillic look-alike is not a letter at all,
+    since "В реченні ..." starts with the preposition "в", not with option B.
     """
     text = answer.strip()
     if not text:
@@ -35,8 +38,14 @@ def letter_of(answer: str, labels: tuple[str, ...]) -> str | None:
     m = _LEAD.match(text)
     if not m:
         return None
-    letter = m.group(1).translate(_LOOKALIKE).upper()
-    return letter if letter in labels else None
+    raw = m.group(1)
+    letter = raw.translate(_LOOKALIKE).upper()
+    if letter not in labels:
+        return None
+    strong = not m.group(0)[-1:].isspace()
+    if not strong and raw.upper() != letter:
+        return None
+    return letter, strong
 
 
 def _head_lemmas(text: str) -> set[str]:
@@ -59,18 +68,25 @@ _TWO_LETTERS = re.compile(
 
 
 def normalise(answer: str | None, options: tuple[Option, ...]) -> str:
-    """Return the role of the option the answer picks, or ``invalid``."""
+    """Return the role of the option the answer picks, or ``invalid``.
+
+    A strong letter decides ("B."); a weak one ("A лікар") decides unless the words name the
+    other option, which makes the answer contradictory and so invalid. Without a letter, the
+    answer must name exactly one option.
+    """
     if answer is None:
         return INVALID
     labels = tuple(o.label for o in options)
-    letter = letter_of(answer, labels)
-    if letter is not None:
+    found = letter_of(answer, labels)
+    named = option_named(answer, options)
+    if found is not None:
+        letter, strong = found
         two = _TWO_LETTERS.match(answer)
         second = two.group(1).translate(_LOOKALIKE).upper() if two else None
         if second in labels and second != letter:
             return INVALID  # "A або B"
-        for o in options:
-            if o.label == letter:
-                return o.role
-    named = option_named(answer, options)
+        chosen = next(o for o in options if o.label == letter)
+        if strong or named is None or named.label == letter:
+            return chosen.role
+        return INVALID
     return named.role if named is not None else INVALID
