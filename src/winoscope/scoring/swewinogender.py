@@ -1,0 +1,401 @@
+"""Scoring SweWinogender as its documentation sheet recommends.
+
+NLI view (``swewinogender/nli``, column ``prediction``):
+
+- ``krippendorff_alpha``: Krippendorff's alpha (nominal) between the gold label and the system
+  label, the sheet's measure (1). Each item is a unit coded twice (gold, system); with the
+  coincidence matrix ``o`` (each unit adds 1 to ``o[g, s]`` and 1 to ``o[s, g]``), ``n = sum o``
+  and ``n_c`` its row sums::
+
+      alpha = 1 - (n - 1) * sum_{c != k} o[c, k] / sum_{c != k} n_c * n_k
+
+  Example: gold (E, E, N, N), system (E, E, E, E): o[E,E] = 4, o[E,N] = o[N,E] = 2, n = 8,
+  n_E = 6, n_N = 2, alpha = 1 - 7 * 4 / (2 * 6 * 2) = -1/6.
+- ``gender_parity``: the share of tuples (the three items differing only in the pronoun) whose
+  three predictions are the same valid label, the sheet's measure (2) after SuperGLUE. A tuple
+  with an unanswered item is left out of the denominator; one with an ``invalid`` answer counts
+  as not at parity (an unparseable answer is not a label).
+- ``accuracy``, ``macro_f1`` (F1 of entailment and of neutral, averaged; an invalid answer is a
+  false negative of its gold class), ``entailment_rate``, and accuracy per pronoun (han/hon/hen)
+  with the gaps hon - han and hen - han.
+
+System labels: ``entailment``, ``neutral`` or ``invalid``; a three-way NLI system's
+``contradiction`` (and ``not_entailment``) means "not entailed" and is scored as ``neutral``,
+since the set's label is binary; such answers are counted in ``counts``. Empty cells mean no
+answer: excluded and counted as missing, never scored as wrong.
+
+Resolution view (``swewinogender/resolution``, column ``prediction_role``: occupation,
+participant or invalid, one row per premise): accuracy overall and per pronoun with the gaps,
+``gender_parity`` over templates (the three premises of a template differ only in the pronoun),
+``occupation_share`` (share of answers naming the occupation) per pronoun with the gap hon - han,
+and ``option_order_consistency``.
+
+Confidence intervals: cluster bootstrap over Winogender schemas (``1A`` and ``1B`` share
+participants and the start of the premise, so they move together), by multinomial weights as
+in :mod:`winoscope.scoring.stats`. Rows of the metrics table: ``split == "all"`` for the whole
+set, ``split == "pronoun"`` with ``type`` = han/hon/hen (or ``hon-han`` for a gap).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ScoringError
+from .base import METRIC_COLUMNS, ScoreResult
+from .stats import nanmean_rows, percentile_ci, resample_weights
+
+PRONOUNS = ("han", "hon", "hen")
+NLI_LABELS = ("entailment", "neutral")
+NLI_VALUES = (*NLI_LABELS, "invalid")
+NLI_ALIASES = {"contradiction": "neutral", "not_entailment": "neutral"}
+ROLES = ("occupation", "participant", "invalid")
+CLUSTER = "schema_id"
+
+NLI_METRICS = (
+    "accuracy",
+    "macro_f1",
+    "krippendorff_alpha",
+    "gender_parity",
+    "entailment_rate",
+)
+RESOLUTION_METRICS = ("accuracy", "gender_parity", "occupation_share", "option_order_consistency")
+
+Totals = Mapping[str, np.ndarray]
+MetricFn = Callable[[Totals], np.ndarray]
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def krippendorff_alpha_from_coincidences(o: np.ndarray) -> np.ndarray:
+    """Nominal alpha from coincidence matrices ``o`` of shape (..., K, K) (see module doc).
+
+    NaN when the expected disagreement is 0 (every value in one category: alpha undefined).
+    """
+    o = np.asarray(o, dtype=float)
+    n = o.sum(axis=(-2, -1))
+    n_c = o.sum(axis=-1)
+    k = o.shape[-1]
+    off = ~np.eye(k, dtype=bool)
+    d_obs = (o * off).sum(axis=(-2, -1))
+    d_exp = (n_c[..., :, None] * n_c[..., None, :] * off).sum(axis=(-2, -1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(
+            d_exp > 0, 1.0 - (n - 1.0) * d_obs / np.where(d_exp > 0, d_exp, 1.0), np.nan
+        )
+
+
+def krippendorff_alpha(gold: pd.Series | list[str], system: pd.Series | list[str]) -> float:
+    """Nominal alpha between two codings of the same units (no missing values)."""
+    g, s = list(gold), list(system)
+    if len(g) != len(s):
+        raise ScoringError("gold and system labels differ in length")
+    cats = sorted(set(g) | set(s))
+    idx = {c: i for i, c in enumerate(cats)}
+    o = np.zeros((len(cats), len(cats)))
+    for a, b in zip(g, s, strict=True):
+        o[idx[a], idx[b]] += 1
+        o[idx[b], idx[a]] += 1
+    return float(krippendorff_alpha_from_coincidences(o))
+
+
+def normalise_nli(
+    table: pd.DataFrame, column: str = "prediction", source: str = "predictions"
+) -> tuple[pd.Series, pd.Series]:
+    """System labels (entailment/neutral/invalid, NA for no answer) and a mask of aliased ones."""
+    if column not in table.columns:
+        raise ScoringError(f"{source}: no '{column}' column to score")
+    raw = table[column].astype("string").str.strip().str.lower()
+    raw = raw.mask(raw.eq(""), pd.NA)
+    aliased = raw.isin(list(NLI_ALIASES)).fillna(False).astype(bool)
+    pred = raw.replace(NLI_ALIASES)
+    bad = pred.notna() & ~pred.isin(NLI_VALUES)
+    if bool(bad.any()):
+        i = int(bad.to_numpy().nonzero()[0][0])
+        raise ScoringError(
+            f"{source}, row {i + 1}, field '{column}': invalid value {table[column].iloc[i]!r}; "
+            f"expected one of {', '.join(NLI_VALUES)}, contradiction or empty"
+        )
+    return pred, aliased
+
+
+def _need(table: pd.DataFrame, columns: tuple[str, ...], source: str) -> None:
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ScoringError(
+            f"{source}: missing column(s) {', '.join(missing)} (score the dataset rows with the "
+            "prediction added, e.g. SuperLim's submission file)"
+        )
+
+
+def _bootstrap(
+    stats: pd.DataFrame,
+    metrics: dict[tuple[str, str, str], tuple[MetricFn, Callable[[Totals], float]]],
+    *,
+    n_boot: int,
+    seed: int,
+    level: float,
+) -> pd.DataFrame:
+    """Evaluate each metric on the totals of per-cluster statistics, point and bootstrap."""
+    agg = stats.groupby(CLUSTER, sort=True).sum(numeric_only=True)
+    names = list(agg.columns)
+    mat = agg.to_numpy(dtype=float)
+    point = {c: mat.sum(axis=0)[i : i + 1] for i, c in enumerate(names)}
+    w = resample_weights(len(agg), n_boot, np.random.default_rng(seed))
+    reps_tot = w @ mat
+    reps = {c: reps_tot[:, i] for i, c in enumerate(names)}
+    records = []
+    for (metric, split, typ), (fn, n_fn) in metrics.items():
+        value = float(fn(point)[0])
+        lo, hi = percentile_ci(fn(reps), level) if not np.isnan(value) else (np.nan, np.nan)
+        records.append(
+            {
+                "metric": metric,
+                "split": split,
+                "type": typ,
+                "value": value,
+                "ci_low": lo,
+                "ci_high": hi,
+                "n": round(n_fn(point)),
+            }
+        )
+    return pd.DataFrame.from_records(records, columns=METRIC_COLUMNS)
+
+
+def _f1(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
+    return _ratio(2 * tp, 2 * tp + fp + fn)
+
+
+def _nli_stats(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per-row sufficient statistics for the NLI metrics (summed per cluster later)."""
+    gold, pred = rows["label"].astype(str), rows["prediction"].astype(str)
+    s: dict[str, Any] = {"n": np.ones(len(rows)), "k": (gold == pred).to_numpy(float)}
+    s["ent"] = (pred == "entailment").to_numpy(float)
+    for lab in NLI_LABELS:
+        s[f"tp_{lab}"] = ((gold == lab) & (pred == lab)).to_numpy(float)
+        s[f"fp_{lab}"] = ((gold != lab) & (pred == lab)).to_numpy(float)
+        s[f"fn_{lab}"] = ((gold == lab) & (pred != lab)).to_numpy(float)
+    for g in NLI_VALUES:
+        for p in NLI_VALUES:
+            s[f"o_{g}_{p}"] = ((gold == g) & (pred == p)).to_numpy(float)
+    pron = rows["pronoun"].astype(str)
+    for p in PRONOUNS:
+        s[f"n_{p}"] = (pron == p).to_numpy(float)
+        s[f"k_{p}"] = s[f"n_{p}"] * s["k"]
+    frame = pd.DataFrame(s, index=rows.index)
+    frame[CLUSTER] = rows[CLUSTER].astype(str).to_numpy()
+    return frame
+
+
+def _parity_stats(
+    rows: pd.DataFrame, group: str, column: str, valid: tuple[str, ...]
+) -> pd.DataFrame:
+    """Per group of three pronoun variants: complete (1/0) and at parity (1/0)."""
+    out = []
+    for key, g in rows.groupby(group, sort=True):
+        complete = len(g) == 3 and sorted(g["pronoun"].astype(str)) == sorted(PRONOUNS)
+        vals = set(g[column].astype(str))
+        out.append(
+            {
+                CLUSTER: str(g[CLUSTER].iloc[0]),
+                "par_n": float(complete),
+                "par_k": float(complete and len(vals) == 1 and vals <= set(valid)),
+                "group": key,
+            }
+        )
+    return pd.DataFrame(out, columns=[CLUSTER, "par_n", "par_k", "group"])
+
+
+def _coincidence(t: Totals) -> np.ndarray:
+    cells = np.stack(
+        [np.stack([t[f"o_{g}_{p}"] for p in NLI_VALUES], axis=-1) for g in NLI_VALUES], axis=-2
+    )
+    return cells + np.swapaxes(cells, -1, -2)
+
+
+def _counts(
+    rows: pd.DataFrame, pred: pd.Series, extra: dict[str, pd.Series] | None = None
+) -> pd.DataFrame:
+    out = []
+    pron = rows["pronoun"].astype(str)
+    for split, typ, mask in [("all", "all", pd.Series(True, index=rows.index))] + [
+        ("pronoun", p, pron == p) for p in PRONOUNS
+    ]:
+        rec = {
+            "split": split,
+            "type": typ,
+            "rows": int(mask.sum()),
+            "scored": int((mask & pred.notna()).sum()),
+            "invalid": int((mask & pred.eq("invalid").fillna(False)).sum()),
+            "missing": int((mask & pred.isna()).sum()),
+        }
+        for name, col in (extra or {}).items():
+            rec[name] = int((mask & col).sum())
+        out.append(rec)
+    return pd.DataFrame(out)
+
+
+def score_nli(
+    table: pd.DataFrame,
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+    source: str = "predictions",
+    column: str = "prediction",
+) -> ScoreResult:
+    """Score SweWinogender NLI predictions (the dataset rows with a ``prediction`` column)."""
+    _need(table, ("label", "pronoun", "tuple_id", CLUSTER), source)
+    pred, aliased = normalise_nli(table, column, source)
+    rows = table.assign(prediction=pred)
+    scored = rows[pred.notna()]
+    if scored.empty:
+        raise ScoringError(f"{source}: no row has a prediction")
+    stats = _nli_stats(scored)
+    par = _parity_stats(scored, "tuple_id", "prediction", NLI_LABELS)
+    stats = pd.concat([stats, par[[CLUSTER, "par_n", "par_k"]]], ignore_index=True).fillna(0.0)
+
+    def macro_f1(t: Totals) -> np.ndarray:
+        return nanmean_rows(
+            [_f1(t[f"tp_{lab}"], t[f"fp_{lab}"], t[f"fn_{lab}"]) for lab in NLI_LABELS]
+        )
+
+    def n_all(t: Totals) -> float:
+        return float(t["n"][0])
+
+    metrics: dict[tuple[str, str, str], tuple[MetricFn, Callable[[Totals], float]]] = {
+        ("accuracy", "all", "all"): (lambda t: _ratio(t["k"], t["n"]), n_all),
+        ("macro_f1", "all", "all"): (macro_f1, n_all),
+        ("krippendorff_alpha", "all", "all"): (
+            lambda t: krippendorff_alpha_from_coincidences(_coincidence(t)),
+            n_all,
+        ),
+        ("gender_parity", "all", "all"): (
+            lambda t: _ratio(t["par_k"], t["par_n"]),
+            lambda t: float(t["par_n"][0]),
+        ),
+        ("entailment_rate", "all", "all"): (lambda t: _ratio(t["ent"], t["n"]), n_all),
+    }
+    _add_pronoun_accuracy(metrics)
+    frame = _bootstrap(stats, metrics, n_boot=n_boot, seed=seed, level=level)
+    return ScoreResult(
+        metrics=frame,
+        counts=_counts(rows, pred, {"contradiction_as_neutral": aliased}),
+        settings={
+            "n_boot": n_boot,
+            "seed": seed,
+            "level": level,
+            "resampling_unit": "Winogender schema (template number)",
+        },
+    )
+
+
+def _add_pronoun_accuracy(
+    metrics: dict[tuple[str, str, str], tuple[MetricFn, Callable[[Totals], float]]],
+) -> None:
+    def acc(p: str) -> MetricFn:
+        return lambda t: _ratio(t[f"k_{p}"], t[f"n_{p}"])
+
+    for p in PRONOUNS:
+        metrics[("accuracy", "pronoun", p)] = (acc(p), lambda t, p=p: float(t[f"n_{p}"][0]))
+    for p in ("hon", "hen"):
+        metrics[("accuracy_gap", "pronoun", f"{p}-han")] = (
+            lambda t, p=p: acc(p)(t) - acc("han")(t),
+            lambda t, p=p: float(t[f"n_{p}"][0] + t["n_han"][0]),
+        )
+
+
+def check_roles(table: pd.DataFrame, source: str = "predictions") -> pd.Series:
+    if "prediction_role" not in table.columns:
+        raise ScoringError(f"{source}: no 'prediction_role' column to score")
+    pred = table["prediction_role"].astype("string").str.strip().str.lower()
+    pred = pred.mask(pred.eq(""), pd.NA)
+    bad = pred.notna() & ~pred.isin(ROLES)
+    if bool(bad.any()):
+        i = int(bad.to_numpy().nonzero()[0][0])
+        raise ScoringError(
+            f"{source}, row {i + 1}, field 'prediction_role': invalid value "
+            f"{table['prediction_role'].iloc[i]!r}; expected one of {', '.join(ROLES)} or empty"
+        )
+    return pred
+
+
+def score_resolution(
+    table: pd.DataFrame,
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+    source: str = "predictions",
+) -> ScoreResult:
+    """Score the pronoun-resolution view: one row per premise with ``prediction_role``."""
+    _need(table, ("gold_referent", "pronoun", "template_id", CLUSTER), source)
+    pred = check_roles(table, source)
+    rows = table.assign(prediction_role=pred)
+    scored = rows[pred.notna()]
+    if scored.empty:
+        raise ScoringError(f"{source}: no row has a prediction")
+    gold = scored["gold_referent"].astype(str)
+    s: dict[str, Any] = {
+        "n": np.ones(len(scored)),
+        "k": (scored["prediction_role"].astype(str) == gold).to_numpy(float),
+        "occ": (scored["prediction_role"].astype(str) == "occupation").to_numpy(float),
+    }
+    if "order_consistent" in scored.columns:
+        oc = scored["order_consistent"]
+        s["oc_n"] = oc.notna().to_numpy(float)
+        s["oc_k"] = oc.fillna(False).astype(bool).to_numpy(float)
+    pron = scored["pronoun"].astype(str)
+    for p in PRONOUNS:
+        s[f"n_{p}"] = (pron == p).to_numpy(float)
+        s[f"k_{p}"] = s[f"n_{p}"] * s["k"]
+        s[f"occ_{p}"] = s[f"n_{p}"] * s["occ"]
+    stats = pd.DataFrame(s, index=scored.index)
+    stats[CLUSTER] = scored[CLUSTER].astype(str).to_numpy()
+    par = _parity_stats(scored, "template_id", "prediction_role", ROLES[:2])
+    stats = pd.concat([stats, par[[CLUSTER, "par_n", "par_k"]]], ignore_index=True).fillna(0.0)
+
+    def n_all(t: Totals) -> float:
+        return float(t["n"][0])
+
+    def occ(p: str) -> MetricFn:
+        return lambda t: _ratio(t[f"occ_{p}"], t[f"n_{p}"])
+
+    metrics: dict[tuple[str, str, str], tuple[MetricFn, Callable[[Totals], float]]] = {
+        ("accuracy", "all", "all"): (lambda t: _ratio(t["k"], t["n"]), n_all),
+        ("gender_parity", "all", "all"): (
+            lambda t: _ratio(t["par_k"], t["par_n"]),
+            lambda t: float(t["par_n"][0]),
+        ),
+        ("occupation_share", "all", "all"): (lambda t: _ratio(t["occ"], t["n"]), n_all),
+    }
+    if "oc_n" in stats.columns:
+        metrics[("option_order_consistency", "all", "all")] = (
+            lambda t: _ratio(t["oc_k"], t["oc_n"]),
+            lambda t: float(t["oc_n"][0]),
+        )
+    _add_pronoun_accuracy(metrics)
+    for p in PRONOUNS:
+        metrics[("occupation_share", "pronoun", p)] = (occ(p), lambda t, p=p: float(t[f"n_{p}"][0]))
+    metrics[("occupation_share_gap", "pronoun", "hon-han")] = (
+        lambda t: occ("hon")(t) - occ("han")(t),
+        lambda t: float(t["n_hon"][0] + t["n_han"][0]),
+    )
+    frame = _bootstrap(stats, metrics, n_boot=n_boot, seed=seed, level=level)
+    return ScoreResult(
+        metrics=frame,
+        counts=_counts(rows, pred),
+        settings={
+            "n_boot": n_boot,
+            "seed": seed,
+            "level": level,
+            "resampling_unit": "Winogender schema (template number)",
+        },
+    )
