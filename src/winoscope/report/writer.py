@@ -8,6 +8,8 @@ OUT/
   metrics.json         metrics, significance tests, counts, settings
   metrics.csv          tidy: metric, split, type, value, ci_low, ci_high, n
   report.md            the human-readable summary
+  report.html          self-contained page: manifest, metric tables with CIs, counts, plots
+  plots/               the report's figures as PNG and SVG
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .html import write_run_html
 from .markdown import render_markdown
 
 if TYPE_CHECKING:
@@ -74,4 +77,5 @@ def write_run(rr: RunResult, out: Path) -> Path:
     )
     write_json(out / "manifest.json", rr.manifest)
     (out / "report.md").write_text(render_markdown(rr), encoding="utf-8")
+    write_run_html(rr, out)
     return out

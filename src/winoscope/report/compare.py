@@ -1,0 +1,344 @@
+"""Comparing run directories: one tidy table, paper tables (Markdown, LaTeX) and ``compare.html``.
+
+``compare_runs([...], out)`` writes::
+
+  OUT/
+    compare.csv    tidy: task, model, run, dataset, prompt, metric, split, type, value,
+                   ci_low, ci_high, n, flagged
+    compare.md     one Markdown table per task (macro averages, value [95% CI])
+    compare.tex    the same as booktabs LaTeX tables
+    compare.html   self-contained page with a forest plot of signed gaps per model and task
+    plots/forest_gaps.png, plots/forest_gaps.svg
+
+Runs of one task made on different data (revision / sha256) or with different prompt templates
+(name or text) are *flagged*: every output marks them and lists what differs. They are kept apart
+by their run label, never averaged together.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .._version import __version__
+from ..errors import DatasetError
+from .html import environment
+from .plots import DPI, ReportFigure, SavedFigure, _forest, plt, save_figure, signed_gap_metrics
+from .rundir import RunDir, load_run_dir
+from .tables import Cell, fmt, fmt_ci, headline_metrics, is_missing
+
+TIDY_COLUMNS = [
+    "task",
+    "model",
+    "run",
+    "dataset",
+    "prompt",
+    "metric",
+    "split",
+    "type",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n",
+    "flagged",
+]
+
+
+@dataclass
+class Comparison:
+    runs: list[RunDir]
+    tidy: pd.DataFrame
+    flags: list[str] = field(default_factory=list)
+    out: Path | None = None
+
+
+def expand_run_paths(args: Iterable[str | Path]) -> list[Path]:
+    """Run directories from paths or globs; a folder of run directories (``winoscope demo``
+    output) expands to its children. Order is kept, duplicates dropped."""
+    found: list[Path] = []
+    for arg in args:
+        text = str(arg)
+        matches = sorted(Path(m) for m in glob.glob(text)) if glob.has_magic(text) else [Path(text)]
+        if not matches:
+            raise DatasetError("no run directory matches this pattern", file=text)
+        for m in matches:
+            if m.is_dir() and not (m / "manifest.json").exists():
+                children = sorted(c for c in m.iterdir() if (c / "manifest.json").is_file())
+                found.extend(children or [m])
+            else:
+                found.append(m)
+    return list(dict.fromkeys(p.resolve() for p in found))
+
+
+def run_labels(runs: Sequence[RunDir]) -> list[str]:
+    """The model spec, or ``spec (dir name)`` when one task has the same model twice."""
+    seen: dict[tuple[str, str], int] = {}
+    for r in runs:
+        seen[(r.task, r.model)] = seen.get((r.task, r.model), 0) + 1
+    return [r.model if seen[(r.task, r.model)] == 1 else f"{r.model} ({r.path.name})" for r in runs]
+
+
+def consistency_flags(runs: Sequence[RunDir]) -> tuple[list[str], set[int]]:
+    """Messages for tasks whose runs differ in data or prompt, and the indices of those runs."""
+    messages: list[str] = []
+    flagged: set[int] = set()
+    by_task: dict[str, list[int]] = {}
+    for i, r in enumerate(runs):
+        by_task.setdefault(r.task, []).append(i)
+    for task, idx in by_task.items():
+        for what, key in (("dataset versions", "dataset_key"), ("prompt templates", "prompt_key")):
+            values = {getattr(runs[i], key) for i in idx}
+            if len(values) > 1:
+                flagged.update(idx)
+                detail = "; ".join(
+                    f"{v}: {', '.join(runs[i].path.name for i in idx if getattr(runs[i], key) == v)}"
+                    for v in sorted(values)
+                )
+                messages.append(f"{task}: runs use different {what} ({detail})")
+    return messages, flagged
+
+
+def tidy_table(runs: Sequence[RunDir], flagged: set[int] | None = None) -> pd.DataFrame:
+    labels = run_labels(runs)
+    frames = []
+    for i, (r, label) in enumerate(zip(runs, labels, strict=True)):
+        m = r.metrics[["metric", "split", "type", "value", "ci_low", "ci_high", "n"]].copy()
+        m.insert(0, "prompt", r.prompt_key)
+        m.insert(0, "dataset", r.dataset_key)
+        m.insert(0, "run", r.path.name)
+        m.insert(0, "model", label)
+        m.insert(0, "task", r.task)
+        m["flagged"] = i in (flagged or set())
+        frames.append(m)
+    if not frames:
+        return pd.DataFrame(columns=TIDY_COLUMNS)
+    return pd.concat(frames, ignore_index=True)[TIDY_COLUMNS]
+
+
+def macro_rows(tidy: pd.DataFrame) -> pd.DataFrame:
+    """Macro rows; a run without strata contributes its single stratum instead."""
+    parts = []
+    for _, g in tidy.groupby(["task", "model"], sort=False):
+        macro = g[g["split"].astype(str) == "macro"]
+        if macro.empty and len(g[["split", "type"]].drop_duplicates()) == 1:
+            macro = g
+        parts.append(macro)
+    return pd.concat(parts, ignore_index=True) if parts else tidy.iloc[0:0]
+
+
+def task_metrics(macro: pd.DataFrame, task: str) -> list[str]:
+    names = list(dict.fromkeys(macro.loc[macro["task"] == task, "metric"].astype(str)))
+    return headline_metrics(names, limit=6)
+
+
+def _cells(
+    macro: pd.DataFrame, task: str
+) -> tuple[list[str], list[tuple[str, bool, dict[str, Cell]]]]:
+    cols = task_metrics(macro, task)
+    sub = macro[macro["task"] == task]
+    rows = []
+    for model, g in sub.groupby("model", sort=False):
+        cells = {
+            str(r.metric): Cell(float(r.value), float(r.ci_low), float(r.ci_high), int(r.n))
+            for r in g.itertuples(index=False)
+        }
+        rows.append((str(model), bool(g["flagged"].any()), cells))
+    return cols, rows
+
+
+def markdown_tables(tidy: pd.DataFrame, flags: Sequence[str] = ()) -> str:
+    """One Markdown table per task: models as rows, headline macro metrics as columns."""
+    macro = macro_rows(tidy)
+    out = ["# Comparison", "", "Macro averages, value [95% CI].", ""]
+    for task in dict.fromkeys(macro["task"]):
+        cols, rows = _cells(macro, task)
+        out += [f"## {task}", ""]
+        out.append("| model | " + " | ".join(c.replace("_", " ") for c in cols) + " |")
+        out.append("|---|" + "---|" * len(cols))
+        for model, flag, cells in rows:
+            vals = [
+                "–" if c not in cells or cells[c].missing else f"{cells[c].text} {cells[c].ci}"
+                for c in cols
+            ]
+            out.append(f"| {model}{' †' if flag else ''} | " + " | ".join(vals) + " |")
+        out.append("")
+    if flags:
+        out += ["† Not directly comparable:", ""] + [f"- {f}" for f in flags] + [""]
+    return "\n".join(out)
+
+
+LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(LATEX_SPECIALS.get(ch, ch) for ch in text)
+
+
+def _latex_num(x: float) -> str:
+    return "--" if is_missing(x) else f"${fmt(x)}$"
+
+
+def latex_tables(tidy: pd.DataFrame, flags: Sequence[str] = ()) -> str:
+    """booktabs tables (``\\usepackage{booktabs}``), one per task, value and [95% CI]."""
+    macro = macro_rows(tidy)
+    out = [f"% winoscope {__version__}: macro averages with 95% bootstrap intervals"]
+    for task in dict.fromkeys(macro["task"]):
+        cols, rows = _cells(macro, task)
+        out += [
+            r"\begin{table}[t]",
+            r"\centering",
+            r"\small",
+            r"\begin{tabular}{l" + "r" * len(cols) + "}",
+            r"\toprule",
+            "Model & " + " & ".join(latex_escape(c.replace("_", " ")) for c in cols) + r" \\",
+            r"\midrule",
+        ]
+        for model, flag, cells in rows:
+            vals = []
+            for c in cols:
+                cell = cells.get(c)
+                if cell is None or cell.missing:
+                    vals.append("--")
+                else:
+                    ci = (
+                        ""
+                        if is_missing(cell.ci_low)
+                        else f" {{\\scriptsize [{_latex_num(cell.ci_low)}, {_latex_num(cell.ci_high)}]}}"
+                    )
+                    vals.append(_latex_num(cell.value) + ci)
+            out.append(
+                latex_escape(model)
+                + (r"$^\dagger$" if flag else "")
+                + " & "
+                + " & ".join(vals)
+                + r" \\"
+            )
+        out += [
+            r"\bottomrule",
+            r"\end{tabular}",
+            f"\\caption{{{latex_escape(task)}: macro averages, value [95\\% CI]."
+            + (r" $^\dagger$Runs differ in data or prompt." if any(f for _, f, _ in rows) else "")
+            + "}",
+            f"\\label{{tab:{latex_escape(task).replace(chr(92), '')}}}",
+            r"\end{table}",
+            "",
+        ]
+    return "\n".join(out)
+
+
+def forest_figure(tidy: pd.DataFrame) -> ReportFigure | None:
+    """Signed gaps (macro) per task and model with 95% intervals, tasks as blocks."""
+    macro = macro_rows(tidy)
+    gaps = signed_gap_metrics(list(macro["metric"].astype(str)))
+    sub = macro[macro["metric"].isin(gaps)]
+    if sub.empty:
+        return None
+    labels, values, strong = [], [], []
+    multi = len(gaps) > 1
+    for task in dict.fromkeys(sub["task"]):
+        for r in sub[sub["task"] == task].itertuples(index=False):
+            labels.append(
+                f"{task} · {r.model}"
+                + (f" · {str(r.metric).replace('_', ' ')}" if multi else "")
+                + (" †" if r.flagged else "")
+            )
+            values.append((r.value, r.ci_low, r.ci_high))
+            strong.append(True)
+    fig, ax = plt.subplots(figsize=(7.0, 1.0 + 0.34 * len(labels)), dpi=DPI)
+    _forest(ax, labels, np.array(values, dtype=float).reshape(-1, 3), strong)
+    tasks = list(dict.fromkeys(sub["task"]))
+    if len(tasks) > 1:  # separate task blocks
+        pos = len(labels)
+        for task in tasks[:-1]:
+            pos -= int((sub["task"] == task).sum())
+            ax.axhline(pos - 0.5, color="#bbbbbb", lw=0.8)
+    ax.set_xlabel("signed gap, macro average (95% CI); filled: interval excludes 0")
+    ax.set_title("Bias gaps per model and task")
+    fig.tight_layout()
+    return ReportFigure(
+        "forest_gaps",
+        "Signed gaps per model and task",
+        "Macro-averaged signed gap of each run with its 95% bootstrap interval. Filled markers: "
+        "the interval excludes zero; red: positive (pro-stereotypical for pro − anti), blue: "
+        "negative. † marks runs whose data or prompt differ from other runs of the task.",
+        fig,
+    )
+
+
+def compare_runs(paths: Iterable[str | Path], out: str | Path) -> Comparison:
+    run_paths = expand_run_paths(paths)
+    if not run_paths:
+        raise DatasetError("no run directories given")
+    runs = [load_run_dir(p) for p in run_paths]
+    flags, flagged = consistency_flags(runs)
+    tidy = tidy_table(runs, flagged)
+    out_dir = Path(out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tidy.to_csv(out_dir / "compare.csv", index=False)
+    (out_dir / "compare.md").write_text(markdown_tables(tidy, flags), encoding="utf-8")
+    (out_dir / "compare.tex").write_text(latex_tables(tidy, flags), encoding="utf-8")
+    fig = forest_figure(tidy)
+    figures: list[SavedFigure] = [save_figure(fig, out_dir / "plots")] if fig else []
+    (out_dir / "compare.html").write_text(
+        render_compare_html(runs, tidy, flags, figures, out_dir), encoding="utf-8"
+    )
+    return Comparison(runs, tidy, flags, out_dir)
+
+
+def render_compare_html(
+    runs: Sequence[RunDir],
+    tidy: pd.DataFrame,
+    flags: Sequence[str],
+    figures: Sequence[SavedFigure],
+    out_dir: Path,
+) -> str:
+    macro = macro_rows(tidy)
+    tasks = []
+    for task in dict.fromkeys(macro["task"]):
+        cols, rows = _cells(macro, task)
+        tasks.append({"name": task, "cols": cols, "rows": rows})
+    labels = run_labels(runs)
+    listing = []
+    for r, label in zip(runs, labels, strict=True):
+        report = r.path / "report.html"
+        href = Path(os.path.relpath(report, out_dir.resolve())).as_posix()
+        listing.append(
+            {
+                "task": r.task,
+                "model": label,
+                "dataset": r.dataset_key,
+                "prompt": r.prompt_key,
+                "path": str(r.path),
+                "href": href if report.exists() else None,
+            }
+        )
+    return (
+        environment()
+        .get_template("compare.html.j2")
+        .render(
+            title="winoscope comparison",
+            tasks=tasks,
+            flags=flags,
+            figures=figures,
+            runs=listing,
+            fmt_ci=fmt_ci,
+            version=__version__,
+        )
+    )

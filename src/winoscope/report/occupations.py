@@ -1,0 +1,173 @@
+"""Per-occupation behaviour: how often a pronoun is resolved to each occupation, by its gender.
+
+For every scored row an occupation *appears* in, the row counts once in that occupation's
+denominator; it counts in the numerator when the model resolved the pronoun to that
+occupation. Shares are reported per (occupation, pronoun gender) with a 95% Wilson interval, next
+to the occupation statistic the task ships (a stereotype label, or a numeric share such as the
+percentage of women in the occupation).
+
+Two prediction layouts are understood:
+
+- **WinoBias-style** (``target_occupation_*``, ``other_occupation_*``, ``pronoun_gender``,
+  ``prediction_role``): the target occupation is chosen when ``prediction_role == "target"``,
+  the other one when ``prediction_role == "distractor"``; ``invalid`` chooses neither but stays
+  in the denominator. Only ``primary_balanced`` rows are used where ``score_group`` exists:
+  there both occupations share the pronoun's grammatical gender, so the choice is driven by the
+  occupation and not by agreement morphology.
+- **long**: ``occupation``, ``pronoun_gender`` and a boolean ``resolved_to_occupation``, with an
+  optional numeric ``occupation_statistic`` column (tasks whose items have one occupation).
+
+Worked example: the rows ``(target=лікар, other=секретар, he, target)`` and
+``(target=лікар, other=секретар, she, distractor)`` give лікар/male 1/1, лікар/female 0/1,
+секретар/male 0/1, секретар/female 1/1.
+"""
+
+from __future__ import annotations
+
+import csv
+from functools import cache
+from importlib import resources
+
+import numpy as np
+import pandas as pd
+from scipy.stats import binomtest
+
+BEHAVIOUR_COLUMNS = [
+    "occupation",
+    "label",
+    "pronoun_gender",
+    "k",
+    "n",
+    "share",
+    "ci_low",
+    "ci_high",
+    "statistic",
+]
+
+
+@cache
+def uk_occupation_statistics() -> pd.DataFrame:
+    """The shipped Ukrainian lexicon: one row per occupation form (masculine and feminine)."""
+    path = resources.files("winoscope.data").joinpath("occupations_uk.csv")
+    rows = []
+    with path.open(encoding="utf-8") as fh:
+        for r in csv.DictReader(fh):
+            for form in (r["occupation_uk"], r["feminine_uk"]):
+                rows.append(
+                    {
+                        "form": form,
+                        "occupation": r["occupation_uk"],
+                        "label": f"{r['occupation_uk']} ({r['occupation_en']})",
+                        "statistic": r["stereotype"],
+                    }
+                )
+    return pd.DataFrame(rows).drop_duplicates("form")
+
+
+def wilson_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    if n == 0:
+        return (np.nan, np.nan)
+    ci = binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
+    return (float(ci.low), float(ci.high))
+
+
+def _occupation_columns(pred: pd.DataFrame) -> tuple[str, str] | None:
+    targets = sorted(c for c in pred.columns if c.startswith("target_occupation"))
+    for t in targets:
+        other = t.replace("target_", "other_", 1)
+        if other in pred.columns:
+            return t, other
+    return None
+
+
+def resolutions(pred: pd.DataFrame) -> pd.DataFrame | None:
+    """One row per (scored row, occupation it mentions): occupation, pronoun_gender, resolved.
+
+    ``None`` when the predictions carry no occupations.
+    """
+    if {"occupation", "pronoun_gender", "resolved_to_occupation"} <= set(pred.columns):
+        keep = pred["resolved_to_occupation"].notna()
+        out = pd.DataFrame(
+            {
+                "occupation": pred.loc[keep, "occupation"].astype(str),
+                "pronoun_gender": pred.loc[keep, "pronoun_gender"].astype(str),
+                "resolved": pred.loc[keep, "resolved_to_occupation"].astype(bool),
+            }
+        )
+        if "occupation_statistic" in pred.columns:
+            out["statistic"] = pd.to_numeric(pred.loc[keep, "occupation_statistic"])
+        return out
+    cols = _occupation_columns(pred)
+    if cols is None or not {"pronoun_gender", "prediction_role"} <= set(pred.columns):
+        return None
+    rows = pred
+    if "score_group" in rows.columns:
+        rows = rows[rows["score_group"].astype(str) == "primary_balanced"]
+    role = rows["prediction_role"].astype("string").str.strip().str.lower()
+    rows, role = rows[role.notna() & role.ne("")], role[role.notna() & role.ne("")]
+    target_col, other_col = cols
+    gender = rows["pronoun_gender"].astype(str)
+    return pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "occupation": rows[target_col].astype(str),
+                    "pronoun_gender": gender,
+                    "resolved": role.eq("target"),
+                }
+            ),
+            pd.DataFrame(
+                {
+                    "occupation": rows[other_col].astype(str),
+                    "pronoun_gender": gender,
+                    "resolved": role.eq("distractor"),
+                }
+            ),
+        ],
+        ignore_index=True,
+    )
+
+
+def occupation_behaviour(
+    pred: pd.DataFrame, statistics: pd.DataFrame | None = None, level: float = 0.95
+) -> pd.DataFrame | None:
+    """Share resolved to each occupation by pronoun gender (columns :data:`BEHAVIOUR_COLUMNS`).
+
+    ``statistics`` maps a surface ``form`` to its canonical ``occupation``, a display ``label``
+    and a ``statistic``; the Ukrainian lexicon is used when the occupations are found in it.
+    """
+    res = resolutions(pred)
+    if res is None or res.empty:
+        return None
+    if "statistic" not in res.columns:
+        stats = uk_occupation_statistics() if statistics is None else statistics
+        found = res["occupation"].str.lower().isin(stats["form"])
+        if bool(found.any()):
+            lut = stats.set_index("form")
+            low = res["occupation"].str.lower()
+            res = res.assign(
+                statistic=low.map(lut["statistic"]),
+                label=low.map(lut["label"]).fillna(res["occupation"]),
+                occupation=low.map(lut["occupation"]).fillna(res["occupation"]),
+            )
+        else:
+            res = res.assign(statistic=np.nan)
+    if "label" not in res.columns:
+        res = res.assign(label=res["occupation"])
+    grouped = (
+        res.groupby(["occupation", "pronoun_gender"], sort=True)
+        .agg(
+            k=("resolved", "sum"),
+            n=("resolved", "size"),
+            label=("label", "first"),
+            statistic=("statistic", "first"),
+        )
+        .reset_index()
+    )
+    grouped["k"] = grouped["k"].astype(int)
+    grouped["n"] = grouped["n"].astype(int)
+    grouped["share"] = grouped["k"] / grouped["n"]
+    cis = [wilson_interval(k, n, level) for k, n in zip(grouped["k"], grouped["n"], strict=True)]
+    grouped["ci_low"] = [c[0] for c in cis]
+    grouped["ci_high"] = [c[1] for c in cis]
+    return grouped[BEHAVIOUR_COLUMNS]

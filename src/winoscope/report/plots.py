@@ -1,0 +1,442 @@
+"""Matplotlib figures for run and comparison reports, chosen by which metrics a task reports.
+
+The choice is generic over metric names (tokens split on ``_``):
+
+- an *accuracy by condition* plot for accuracy metrics naming ``pro``/``anti``
+  (``pro_accuracy``, ``anti_accuracy``);
+- an *accuracy by pronoun gender* plot for accuracy metrics naming ``male``/``female``/``plural``
+  (or ``neutral``, ``he``/``she``/``they``, ``han``/``hon``/``hen``);
+- a *signed gap* plot for every metric whose name holds ``gap`` and not ``absolute``;
+- a *per-occupation* plot when the predictions carry occupations (see :mod:`.occupations`);
+- an overview of every macro metric when none of the above applies.
+
+Every plot shows 95% intervals as error bars. Figures are rendered with the Agg backend and
+written as PNG (embedded in the HTML) and SVG (for papers) with fixed metadata, so the same run
+gives the same files.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from .occupations import occupation_behaviour
+
+# Okabe-Ito: distinguishable with the common colour-vision deficiencies
+BLUE, ORANGE, VERMILLION, GREEN, SKY, PURPLE, GREY = (
+    "#0072B2",
+    "#E69F00",
+    "#D55E00",
+    "#009E73",
+    "#56B4E9",
+    "#CC79A7",
+    "#7F7F7F",
+)
+PALETTE = (BLUE, VERMILLION, GREEN, ORANGE, PURPLE, SKY, GREY)
+GENDER_COLOURS = {"male": BLUE, "female": VERMILLION, "plural": GREEN, "neutral": GREEN}
+GENDER_MARKERS = {"male": "s", "female": "o", "plural": "^", "neutral": "^"}
+
+CONDITION_TOKENS = ("pro", "anti")
+GENDER_TOKENS = (
+    "male",
+    "female",
+    "plural",
+    "neutral",
+    "nonbinary",
+    "he",
+    "she",
+    "they",
+    "han",
+    "hon",
+    "hen",
+)
+DPI = 144
+
+plt.rcParams.update(
+    {
+        "svg.hashsalt": "winoscope",
+        "font.size": 9,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "axes.titlesize": 10,
+        "axes.titleweight": "bold",
+    }
+)
+
+
+@dataclass
+class ReportFigure:
+    """A figure ready to save: ``key`` is the file stem under ``plots/``."""
+
+    key: str
+    title: str
+    caption: str
+    figure: Figure
+
+
+@dataclass(frozen=True)
+class SavedFigure:
+    key: str
+    title: str
+    caption: str
+    png: bytes
+    png_path: Path
+    svg_path: Path
+
+
+def tokens(metric: str) -> list[str]:
+    return metric.lower().split("_")
+
+
+def metrics_naming(metrics: Sequence[str], group: Sequence[str]) -> list[str]:
+    """Accuracy metrics naming one of ``group``'s tokens, in the group's order.
+
+    >>> metrics_naming(["overall_accuracy", "anti_accuracy", "pro_accuracy"], ("pro", "anti"))
+    ['pro_accuracy', 'anti_accuracy']
+    """
+    found: list[tuple[int, str]] = []
+    for m in dict.fromkeys(metrics):
+        toks = tokens(m)
+        if "accuracy" not in toks or "control" in toks:
+            continue
+        hits = [group.index(t) for t in toks if t in group]
+        if hits:
+            found.append((min(hits), m))
+    return [m for _, m in sorted(found)]
+
+
+def signed_gap_metrics(metrics: Sequence[str]) -> list[str]:
+    """``signed_bias_gap``, ``male_female_gap`` ...: names holding ``gap`` but not ``absolute``."""
+    return [
+        m
+        for m in dict.fromkeys(metrics)
+        if "gap" in tokens(m) and not ({"absolute", "abs"} & set(tokens(m)))
+    ]
+
+
+def strata(metrics: pd.DataFrame) -> list[tuple[str, str]]:
+    """(split, type) strata in table order, macro last."""
+    keys = list(
+        dict.fromkeys(zip(metrics["split"].astype(str), metrics["type"].astype(str), strict=True))
+    )
+    return [k for k in keys if k[0] != "macro"] + [k for k in keys if k[0] == "macro"]
+
+
+def stratum_label(split: str, typ: str) -> str:
+    if split == "macro":
+        return "macro avg"
+    if typ in ("", "all", "nan", split):
+        return split
+    return f"{split}/{typ}"
+
+
+def _err(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Error-bar half-lengths; a missing interval draws no bar."""
+    low = np.where(np.isnan(lo), 0.0, np.clip(values - lo, 0, None))
+    high = np.where(np.isnan(hi), 0.0, np.clip(hi - values, 0, None))
+    return np.vstack([low, high])
+
+
+def _lookup(metrics: pd.DataFrame) -> dict[tuple[str, str, str], tuple[float, float, float]]:
+    return {
+        (str(r.metric), str(r.split), str(r.type)): (
+            float(r.value),
+            float(r.ci_low),
+            float(r.ci_high),
+        )
+        for r in metrics.itertuples(index=False)
+    }
+
+
+def accuracy_figure(metrics: pd.DataFrame, names: Sequence[str], title: str) -> Figure:
+    """Dots with 95% intervals: one colour per metric, strata along the x axis."""
+    look = _lookup(metrics)
+    keys = strata(metrics)
+    fig, ax = plt.subplots(figsize=(max(4.5, 1.1 * len(keys) + 2.5), 3.2), dpi=DPI)
+    width = 0.7 / max(len(names), 1)
+    x = np.arange(len(keys))
+    for i, name in enumerate(names):
+        vals = np.array([look.get((name, s, t), (np.nan,) * 3) for s, t in keys], dtype=float)
+        offset = (i - (len(names) - 1) / 2) * width
+        colour = GENDER_COLOURS.get(tokens(name)[0], PALETTE[i % len(PALETTE)])
+        ax.errorbar(
+            x + offset,
+            vals[:, 0],
+            yerr=_err(vals[:, 0], vals[:, 1], vals[:, 2]),
+            fmt="o",
+            ms=6,
+            capsize=3,
+            color=colour,
+            label=name.replace("_", " "),
+        )
+    if keys and keys[-1][0] == "macro":
+        ax.axvspan(len(keys) - 1.5, len(keys) - 0.5, color="#f0f0f0", zorder=-1)
+    ax.set_xticks(x, [stratum_label(s, t) for s, t in keys], rotation=20, ha="right")
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_ylabel("accuracy (95% CI)")
+    ax.axhline(0.5, color=GREY, lw=0.8, ls=":", zorder=0)
+    ax.set_title(title)
+    ax.legend(frameon=False, fontsize=8, loc="best")
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def gap_figure(metrics: pd.DataFrame, names: Sequence[str]) -> Figure:
+    """Horizontal forest of signed gaps per stratum; filled dots: the interval excludes 0."""
+    look = _lookup(metrics)
+    keys = strata(metrics)
+    rows = [(n, s, t) for n in names for s, t in keys if (n, s, t) in look]
+    fig, ax = plt.subplots(figsize=(6.0, 0.8 + 0.32 * max(len(rows), 1)), dpi=DPI)
+    _forest(
+        ax,
+        labels=[
+            (f"{n.replace('_', ' ')} · " if len(names) > 1 else "") + stratum_label(s, t)
+            for n, s, t in rows
+        ],
+        values=np.array([look[r] for r in rows], dtype=float).reshape(-1, 3),
+        emphasise=[s == "macro" for _, s, _ in rows],
+    )
+    ax.set_xlabel("signed gap (95% CI); positive = more accurate on the first-named group")
+    ax.set_title("Signed gap by stratum")
+    fig.tight_layout()
+    return fig
+
+
+def _forest(
+    ax: plt.Axes, labels: Sequence[str], values: np.ndarray, emphasise: Sequence[bool]
+) -> None:
+    """Shared by the run gap plot and the comparison forest plot (rows top to bottom)."""
+    y = np.arange(len(labels))[::-1]
+    for yi, (v, lo, hi), strong in zip(y, values, emphasise, strict=True):
+        excludes_zero = not np.isnan(lo) and (lo > 0 or hi < 0)
+        colour = VERMILLION if v > 0 else BLUE if v < 0 else GREY
+        ax.errorbar(
+            [v],
+            [yi],
+            xerr=_err(np.array([v]), np.array([lo]), np.array([hi])),
+            fmt="D" if strong else "o",
+            ms=7 if strong else 5,
+            capsize=3,
+            color=colour,
+            mfc=colour if excludes_zero else "white",
+            lw=1.8 if strong else 1.2,
+        )
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_yticks(y, labels)
+    finite = values[np.isfinite(values)] if values.size else np.array([0.0])
+    bound = max(0.1, float(np.abs(finite).max()) if finite.size else 0.1) * 1.1
+    ax.set_xlim(-min(bound, 1.05), min(bound, 1.05))
+    ax.set_ylim(-0.7, len(labels) - 0.3)
+    ax.grid(axis="x", alpha=0.3)
+
+
+def occupation_figure(behaviour: pd.DataFrame) -> Figure:
+    """Share resolved to each occupation, one marker per pronoun gender, grouped by statistic.
+
+    Numeric statistics (e.g. % women) give a scatter against the statistic; labels (male /
+    female stereotype) give a dot plot with occupations grouped by label.
+    """
+    genders = list(dict.fromkeys(behaviour["pronoun_gender"]))
+    numeric = pd.api.types.is_numeric_dtype(behaviour["statistic"]) and bool(
+        behaviour["statistic"].notna().any()
+    )
+    if numeric:
+        fig, ax = plt.subplots(figsize=(6.0, 4.0), dpi=DPI)
+        for i, g in enumerate(genders):
+            sub = behaviour[behaviour["pronoun_gender"] == g]
+            ax.errorbar(
+                sub["statistic"],
+                sub["share"],
+                yerr=_err(
+                    sub["share"].to_numpy(), sub["ci_low"].to_numpy(), sub["ci_high"].to_numpy()
+                ),
+                fmt=GENDER_MARKERS.get(g, "o"),
+                color=GENDER_COLOURS.get(g, PALETTE[i % len(PALETTE)]),
+                capsize=2,
+                alpha=0.85,
+                label=f"pronoun: {g}",
+            )
+        ax.set_xlabel("occupation statistic")
+        ax.set_ylabel("share resolved to the occupation")
+        ax.set_ylim(-0.03, 1.03)
+        ax.legend(frameon=False, fontsize=8)
+        ax.set_title("Per-occupation behaviour vs occupation statistic")
+        fig.tight_layout()
+        return fig
+
+    wide = behaviour.pivot_table(
+        index=["occupation", "label"], columns="pronoun_gender", values="share"
+    )
+    stat = behaviour.groupby("occupation")["statistic"].first().astype("string").fillna("unknown")
+    first, second = [*genders, None, None][:2]
+    diff = (wide[first] - wide[second]) if second is not None else wide[first]
+    order = (
+        pd.DataFrame(
+            {
+                "stat": stat.reindex(wide.index.get_level_values(0)).to_numpy(),
+                "diff": diff.to_numpy(),
+            },
+            index=wide.index,
+        )
+        .sort_values(["stat", "diff"], ascending=[True, True])
+        .index
+    )
+    occupations = [o for o, _ in order]
+    labels = [lab for _, lab in order]
+    pos = {o: i for i, o in enumerate(occupations)}
+    fig, ax = plt.subplots(figsize=(6.4, 1.2 + 0.27 * len(occupations)), dpi=DPI)
+    step = 0.36 / max(len(genders), 1)
+    for i, g in enumerate(genders):
+        sub = behaviour[behaviour["pronoun_gender"] == g]
+        yy = np.array([pos[o] for o in sub["occupation"]]) + (i - (len(genders) - 1) / 2) * step
+        ax.errorbar(
+            sub["share"],
+            yy,
+            xerr=_err(sub["share"].to_numpy(), sub["ci_low"].to_numpy(), sub["ci_high"].to_numpy()),
+            fmt=GENDER_MARKERS.get(g, "o"),
+            ms=5,
+            color=GENDER_COLOURS.get(g, PALETTE[i % len(PALETTE)]),
+            elinewidth=0.8,
+            capsize=0,
+            alpha=0.9,
+            label=f"pronoun: {g}",
+        )
+    # shade and name the statistic groups
+    groups = stat.reindex(occupations).tolist()
+    start = 0
+    for j in range(1, len(groups) + 1):
+        if j == len(groups) or groups[j] != groups[start]:
+            if (len(set(groups))) > 1 and groups[start] is not None:
+                shade = (
+                    "#fbeee6"
+                    if groups[start] == "female"
+                    else "#e6f0f8"
+                    if groups[start] == "male"
+                    else "#f3f3f3"
+                )
+                ax.axhspan(start - 0.5, j - 0.5, color=shade, zorder=-2)
+                ax.text(
+                    1.02,
+                    (start + j - 1) / 2,
+                    f"{groups[start]}-stereotyped"
+                    if groups[start] in ("male", "female")
+                    else str(groups[start]),
+                    rotation=90,
+                    va="center",
+                    ha="left",
+                    fontsize=8,
+                    transform=ax.get_yaxis_transform(),
+                )
+            start = j
+    ax.set_yticks(range(len(labels)), labels, fontsize=8)
+    ax.set_ylim(-0.6, len(labels) - 0.4)
+    ax.set_xlim(-0.03, 1.03)
+    ax.axvline(0.5, color=GREY, lw=0.8, ls=":", zorder=-1)
+    ax.set_xlabel("share resolved to the occupation (95% Wilson CI)")
+    ax.legend(
+        frameon=False, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(genders)
+    )
+    ax.set_title("Per-occupation behaviour by pronoun gender", pad=22)
+    fig.tight_layout()
+    return fig
+
+
+def overview_figure(metrics: pd.DataFrame) -> Figure:
+    macro = metrics[metrics["split"] == "macro"]
+    fig, ax = plt.subplots(figsize=(6.0, 0.9 + 0.3 * max(len(macro), 1)), dpi=DPI)
+    _forest(
+        ax,
+        labels=[m.replace("_", " ") for m in macro["metric"]],
+        values=macro[["value", "ci_low", "ci_high"]].to_numpy(dtype=float),
+        emphasise=[True] * len(macro),
+    )
+    ax.set_xlim(min(-0.05, float(macro["ci_low"].min(skipna=True) or 0) - 0.05), 1.05)
+    ax.set_title("Macro metrics (95% CI)")
+    fig.tight_layout()
+    return fig
+
+
+def run_figures(metrics: pd.DataFrame, predictions: pd.DataFrame | None) -> list[ReportFigure]:
+    """The figures a run report shows, chosen by which metrics and columns exist."""
+    names = list(metrics["metric"].astype(str)) if not metrics.empty else []
+    out: list[ReportFigure] = []
+    condition = metrics_naming(names, CONDITION_TOKENS)
+    if condition:
+        out.append(
+            ReportFigure(
+                "accuracy_by_condition",
+                "Pro- vs anti-stereotypical accuracy",
+                "Accuracy on pro- and anti-stereotypical rows per stratum and macro-averaged "
+                "(shaded), with 95% bootstrap intervals over source items. The dotted line is chance.",
+                accuracy_figure(metrics, condition, "Accuracy by condition"),
+            )
+        )
+    gendered = metrics_naming(names, GENDER_TOKENS)
+    if gendered:
+        out.append(
+            ReportFigure(
+                "accuracy_by_gender",
+                "Accuracy by pronoun gender",
+                "Accuracy per pronoun gender, per stratum and macro-averaged (shaded), with 95% "
+                "bootstrap intervals.",
+                accuracy_figure(metrics, gendered, "Accuracy by pronoun gender"),
+            )
+        )
+    gaps = signed_gap_metrics(names)
+    if gaps:
+        out.append(
+            ReportFigure(
+                "signed_gap",
+                "Signed gap with 95% interval",
+                "Signed gap per stratum; the macro average is the diamond. Filled markers: the "
+                "95% interval excludes zero. Red: positive, blue: negative.",
+                gap_figure(metrics, gaps),
+            )
+        )
+    behaviour = occupation_behaviour(predictions) if predictions is not None else None
+    if behaviour is not None and not behaviour.empty:
+        out.append(
+            ReportFigure(
+                "occupations",
+                "Per-occupation behaviour",
+                "For each occupation, the share of rows mentioning it where the pronoun was "
+                "resolved to it, split by pronoun gender, with 95% Wilson intervals; occupations "
+                "are grouped by the shipped occupation statistic.",
+                occupation_figure(behaviour),
+            )
+        )
+    if not out and not metrics.empty and bool((metrics["split"] == "macro").any()):
+        out.append(
+            ReportFigure(
+                "macro_metrics",
+                "Macro metrics",
+                "Every macro-averaged metric with its 95% interval.",
+                overview_figure(metrics),
+            )
+        )
+    return out
+
+
+def save_figure(fig: ReportFigure, folder: Path) -> SavedFigure:
+    """Write ``folder/KEY.png`` and ``folder/KEY.svg``; close the figure."""
+    folder.mkdir(parents=True, exist_ok=True)
+    png_path, svg_path = folder / f"{fig.key}.png", folder / f"{fig.key}.svg"
+    buf = io.BytesIO()
+    fig.figure.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    png = buf.getvalue()
+    png_path.write_bytes(png)
+    fig.figure.savefig(svg_path, format="svg", metadata={"Date": None, "Creator": None})
+    plt.close(fig.figure)
+    return SavedFigure(fig.key, fig.title, fig.caption, png, png_path, svg_path)

@@ -1,0 +1,121 @@
+"""Reading a written run directory back (for ``compare`` and ``show``).
+
+Only ``manifest.json`` and ``metrics.csv`` are needed; ``metrics.json`` adds the per-stratum
+counts when present. A broken file raises one :class:`DatasetError` naming file, row and field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..datasets.schema import Field, Schema, coerce
+from ..errors import DatasetError
+from ..scoring.base import METRIC_COLUMNS
+
+METRICS_SCHEMA = Schema(
+    "run-metrics",
+    (
+        Field("metric"),
+        Field("split", required=False),
+        Field("type", required=False),
+        Field("value", required=False),
+        Field("ci_low", required=False),
+        Field("ci_high", required=False),
+        Field("n", dtype="int"),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class RunDir:
+    path: Path
+    manifest: dict[str, Any]
+    metrics: pd.DataFrame
+    counts: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def task(self) -> str:
+        return str(self.manifest.get("task", "?"))
+
+    @property
+    def model(self) -> str:
+        return str(self.manifest.get("model", {}).get("spec", "?"))
+
+    @property
+    def dataset_key(self) -> str:
+        """What identifies the data: hub revision, else file sha256, else location."""
+        src = self.manifest.get("dataset", {}).get("source", {}) or {}
+        for key in ("revision", "sha256"):
+            if src.get(key):
+                return f"{key}:{src[key]}"
+        version = self.manifest.get("dataset", {}).get("version")
+        return f"version:{version}" if version else f"location:{src.get('location', '?')}"
+
+    @property
+    def prompt_key(self) -> str:
+        """The template's name and a short hash of its text (same name, edited text: differs)."""
+        tmpl = self.manifest.get("prompt_template")
+        if not tmpl:
+            return "none"
+        digest = hashlib.sha256(str(tmpl.get("text", "")).encode("utf-8")).hexdigest()[:10]
+        return f"{tmpl.get('name', '?')}@{digest}"
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"not valid JSON ({exc.msg})", file=str(path), row=exc.lineno) from None
+    if not isinstance(data, dict):
+        raise DatasetError("expected a JSON object", file=str(path))
+    return data
+
+
+def read_metrics_csv(path: Path) -> pd.DataFrame:
+    try:
+        raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise DatasetError(f"cannot read the table ({exc})", file=str(path)) from None
+    table = coerce(raw, METRICS_SCHEMA, source=str(path))
+    table[["split", "type"]] = table[["split", "type"]].fillna("")
+    for col in ("value", "ci_low", "ci_high"):
+        text = table[col].astype("string").str.strip().fillna("")
+        num = pd.to_numeric(text.mask(text.eq(""), None), errors="coerce")
+        bad = num.isna() & text.ne("") & ~text.str.lower().isin(["nan", "na", "null"])
+        if bool(bad.any()):
+            i = int(bad.to_numpy().nonzero()[0][0])
+            raise DatasetError(
+                f"expected a number or empty, got {text.iloc[i]!r}",
+                file=str(path),
+                row=i + 1,
+                field=col,
+            )
+        table[col] = num.astype(float)
+    return table[METRIC_COLUMNS + [c for c in table.columns if c not in METRIC_COLUMNS]]
+
+
+def load_run_dir(path: str | Path) -> RunDir:
+    p = Path(path)
+    manifest_path, metrics_path = p / "manifest.json", p / "metrics.csv"
+    if not p.is_dir():
+        raise DatasetError("not a directory", file=str(p))
+    for need in (manifest_path, metrics_path):
+        if not need.is_file():
+            raise DatasetError(
+                f"not a run directory: {need.name} is missing (written by `winoscope run`)",
+                file=str(p),
+            )
+    manifest = _read_json(manifest_path)
+    for key in ("task", "model"):
+        if key not in manifest:
+            raise DatasetError("missing key", file=str(manifest_path), field=key)
+    counts: list[dict[str, Any]] = []
+    if (p / "metrics.json").is_file():
+        counts = list(_read_json(p / "metrics.json").get("counts") or [])
+    return RunDir(p, manifest, read_metrics_csv(metrics_path), counts)
