@@ -1,0 +1,335 @@
+"""Tasks on SweWinogender v2.0: ``swewinogender/nli`` and ``swewinogender/resolution``.
+
+``swewinogender/nli`` (alias ``swewinogender``) asks, for each of the 624 premise/hypothesis
+pairs, whether the hypothesis follows, as a forced choice in both option orders::
+
+    Läs premissen och avgör om hypotesen följer av den.
+    Premiss: Teknikern sa till kunden att han kunde betala kontant.
+    Hypotes: Meddelandet var att kunden kunde betala kontant.
+    A. ja
+    B. nej
+    Svar (A eller B):
+
+The combined answer (entailment/neutral, ``invalid`` when the orders disagree) goes into the
+column ``prediction``, which makes the predictions file SuperLim's submission format. Its
+reference models are the ``nli-baseline:*`` backends.
+
+``swewinogender/resolution`` is the v1 pronoun-resolution task on the same items: one row per
+premise (104 templates x 3 pronouns = 312), the pronoun and the two candidates in the forms the
+premise uses, the gold referent from the entailed hypothesis::
+
+    Läs meningen och avgör vem pronomenet «han» syftar på.
+    Mening: Teknikern sa till kunden att han kunde betala kontant.
+    A. teknikern
+    B. kunden
+    Svar (A eller B):
+
+Requests carry ``meta`` like the WinoBias-UK task (sentence, pronoun, pronoun gender, the two
+mentions with their offsets), so the ``baseline:*`` references run on it; Swedish occupation
+nouns carry no grammatical gender and the data has no stereotype labels, so ``agreement`` and
+``stereotype`` fall back to the first mention here. Log-likelihood backends score the options
+as continuations of the prompt like on any forced-choice request.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..datasets import swewinogender as data
+from ..datasets.base import Dataset, Issue
+from ..datasets.sources import SourceInfo
+from ..errors import DatasetError
+from ..protocols.forced_choice import (
+    LABELS,
+    ChoiceRow,
+    PromptTemplate,
+    build_requests,
+    combine_orders,
+)
+from ..records import Option, Request, Response
+from ..scoring import swewinogender as scorer
+from .base import Task, task
+
+NLI_PLACEHOLDERS = frozenset({"sentence", "hypothesis", "option_a", "option_b"})
+SV_NLI = PromptTemplate(
+    "Läs premissen och avgör om hypotesen följer av den.\n"
+    "Premiss: {sentence}\n"
+    "Hypotes: {hypothesis}\n"
+    "A. {option_a}\n"
+    "B. {option_b}\n"
+    "Svar (A eller B):",
+    name="sv-nli-v1",
+    allowed=NLI_PLACEHOLDERS,
+)
+SV_RESOLUTION = PromptTemplate(
+    "Läs meningen och avgör vem pronomenet «{pronoun}» syftar på.\n"
+    "Mening: {sentence}\n"
+    "A. {option_a}\n"
+    "B. {option_b}\n"
+    "Svar (A eller B):",
+    name="sv-resolution-v1",
+)
+NLI_OPTIONS = (("ja", "entailment", ("ja", "följer")), ("nej", "neutral", ("nej",)))
+
+RESOLUTION_COLUMNS = (
+    "premise_id",
+    "template_id",
+    "schema_id",
+    "premise",
+    "occupation_participant",
+    "other_participant",
+    "pronoun",
+    "pronoun_gender",
+    "pronoun_form",
+    "pronoun_start",
+    "occupation_form",
+    "occupation_start",
+    "participant_form",
+    "participant_start",
+    "gold_referent",
+)
+
+
+def _mentions(r: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    return {
+        role: {
+            "text": r[f"{role}_form"],
+            "start": None if pd.isna(r[f"{role}_start"]) else int(r[f"{role}_start"]),
+            "gender": None,
+            "stereotype": None,
+            "occupation": r[lemma],
+        }
+        for role, lemma in (
+            ("occupation", "occupation_participant"),
+            ("participant", "other_participant"),
+        )
+    }
+
+
+# --- NLI ---------------------------------------------------------------------------------
+
+
+def _nli_template(template: PromptTemplate) -> PromptTemplate:
+    if template.allowed == NLI_PLACEHOLDERS:
+        return template
+    return PromptTemplate(template.text, name=template.name, allowed=NLI_PLACEHOLDERS)
+
+
+def nli_requests(ds: Dataset, template: PromptTemplate) -> list[Request]:
+    """Two requests per item, the options (ja/nej) in both orders."""
+    tmpl = _nli_template(template)
+    out: list[Request] = []
+    for r in ds.table.to_dict("records"):
+        meta = {
+            "premise": r["premise"],
+            "hypothesis": r["hypothesis"],
+            "pronoun": r["pronoun_form"],
+            "pronoun_gender": r["pronoun_gender"],
+            "candidate": r["hypothesis_referent"],
+            "mentions": _mentions(r),
+        }
+        for pair in (NLI_OPTIONS, NLI_OPTIONS[::-1]):
+            opts = tuple(
+                Option(label=lab, text=text, role=role, forms=forms)
+                for lab, (text, role, forms) in zip(LABELS, pair, strict=True)
+            )
+            order = f"{pair[0][1]}_first"
+            out.append(
+                Request(
+                    request_id=f"{r['row_id']}|{order}",
+                    kind="nli",
+                    prompt=tmpl.render(
+                        sentence=r["premise"],
+                        hypothesis=r["hypothesis"],
+                        option_a=opts[0].text,
+                        option_b=opts[1].text,
+                    ),
+                    options=opts,
+                    row_id=r["row_id"],
+                    item_id=r["tuple_id"],
+                    order=order,
+                    meta=meta,
+                )
+            )
+    return out
+
+
+def nli_predict(
+    ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
+) -> pd.DataFrame:
+    combined = combine_orders(requests, responses).rename(columns={"prediction_role": "prediction"})
+    return ds.table.merge(combined, on="row_id", how="left", validate="one_to_one")
+
+
+def _nli_load(source: str | Path | None = None, **kwargs: Any) -> Dataset:
+    return data.load(source, **kwargs)
+
+
+NLI_TASK = task(
+    Task(
+        name="swewinogender/nli",
+        family="swewinogender",
+        description="SweWinogender v2.0 (Swedish) as NLI, forced choice ja/nej in both orders",
+        source=f"{data.HUB_ID} ({data.HUB_CONFIG}) or {data.URL}",
+        protocol="nli_forced_choice",
+        metrics=scorer.NLI_METRICS,
+        load=_nli_load,
+        validate=data.validate,
+        build_requests=nli_requests,
+        predict=nli_predict,
+        score=scorer.score_nli,
+        from_frame=data.from_frame,
+        default_template=SV_NLI,
+        prediction_column="prediction",
+        review_status=data.REVIEW_STATUS,
+        extras={
+            "demo_models": tuple(
+                f"nli-baseline:{m}" for m in ("entailment", "random", "overlap", "first-mention")
+            )
+        },
+    )
+)
+task(
+    dataclasses.replace(
+        NLI_TASK,
+        name="swewinogender",
+        description="SweWinogender v2.0 as in SuperLim 2 (same as swewinogender/nli)",
+    )
+)
+
+
+# --- pronoun resolution ------------------------------------------------------------------
+
+
+def resolution_view(ds: Dataset) -> Dataset:
+    """One row per premise (template x pronoun) with the resolution annotations."""
+    view = ds.table.drop_duplicates("premise_id")[list(RESOLUTION_COLUMNS)].copy()
+    view["row_id"] = view["premise_id"]
+    view["item_id"] = view["template_id"]
+    return dataclasses.replace(ds, table=view.reset_index(drop=True))
+
+
+def _require_annotations(ds: Dataset) -> None:
+    t = ds.table
+    missing = t[list(RESOLUTION_COLUMNS)].isna().any(axis=1)
+    if bool(missing.any()):
+        i = int(missing.to_numpy().nonzero()[0][0])
+        col = next(c for c in RESOLUTION_COLUMNS if pd.isna(t[c].iloc[i]))
+        raise DatasetError(
+            f"premise {t['premise_id'].iloc[i]} has no derived '{col}' (run `winoscope "
+            "validate swewinogender/resolution` to list every problem)",
+            file=ds.source.location,
+            row=i + 1,
+            field=col,
+        )
+
+
+def _resolution_load(source: str | Path | None = None, **kwargs: Any) -> Dataset:
+    return resolution_view(data.load(source, **kwargs))
+
+
+def _resolution_from_frame(raw: pd.DataFrame, *, source: SourceInfo, **kwargs: Any) -> Dataset:
+    """Either SweWinogender rows (converted) or resolution rows written by a run."""
+    if "hypothesis" in raw.columns:
+        return resolution_view(data.from_frame(raw, source=source, **kwargs))
+    need = ("premise_id", "template_id", "pronoun", "gold_referent")
+    missing = [c for c in need if c not in raw.columns]
+    if missing:
+        raise DatasetError(
+            f"missing column(s) {', '.join(missing)} (give the SweWinogender rows or a "
+            "swewinogender/resolution predictions file)",
+            file=source.location,
+            field=missing[0],
+        )
+    table = raw.copy()
+    table["schema_id"] = [data.schema_id(str(x)) for x in table["template_id"]]
+    return Dataset(
+        family="swewinogender",
+        name=source.location,
+        table=table,
+        source=source,
+        review_status=data.REVIEW_STATUS,
+    )
+
+
+def _resolution_validate(ds: Dataset) -> list[Issue]:
+    """Every premise has its pronoun, both candidates and a gold referent; every template has
+    the three pronouns."""
+    t = ds.table
+    issues: list[Issue] = []
+    for i, r in enumerate(t.to_dict("records"), start=1):
+        for col in ("pronoun_form", "occupation_form", "participant_form", "gold_referent"):
+            if col in r and pd.isna(r[col]):
+                issues.append(Issue("annotation", f"no {col}", row=i, item=str(r["premise_id"])))
+    for tid, g in t.groupby("template_id", sort=True):
+        pr = sorted(g["pronoun"].astype(str))
+        if pr != sorted(data.PRONOUNS):
+            issues.append(
+                Issue("templates", f"needs han, hen and hon premises, has {pr}", item=str(tid))
+            )
+    return issues
+
+
+def choice_rows(ds: Dataset) -> list[ChoiceRow]:
+    rows = []
+    for r in ds.table.to_dict("records"):
+        rows.append(
+            ChoiceRow(
+                row_id=r["row_id"],
+                item_id=r["item_id"],
+                sentence=r["premise"],
+                pronoun=r["pronoun_form"],
+                options=(
+                    (r["occupation_form"], "occupation", (r["occupation_participant"],)),
+                    (r["participant_form"], "participant", (r["other_participant"],)),
+                ),
+                meta={
+                    "sentence": r["premise"],
+                    "pronoun": r["pronoun_form"],
+                    "pronoun_gender": r["pronoun_gender"],
+                    "condition": None,
+                    "mentions": _mentions(r),
+                },
+            )
+        )
+    return rows
+
+
+def resolution_requests(ds: Dataset, template: PromptTemplate) -> list[Request]:
+    if "hypothesis" in ds.table.columns:
+        ds = resolution_view(ds)
+    _require_annotations(ds)
+    return build_requests(choice_rows(ds), template)
+
+
+def resolution_predict(
+    ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
+) -> pd.DataFrame:
+    combined = combine_orders(requests, responses)
+    return ds.table.merge(combined, on="row_id", how="left", validate="one_to_one")
+
+
+RESOLUTION_TASK = task(
+    Task(
+        name="swewinogender/resolution",
+        family="swewinogender",
+        description="SweWinogender v1 view (Swedish): which candidate the pronoun refers to, "
+        "forced choice in both orders",
+        source=f"{data.HUB_ID} ({data.HUB_CONFIG}) or {data.URL}",
+        protocol="forced_choice",
+        metrics=scorer.RESOLUTION_METRICS,
+        load=_resolution_load,
+        validate=_resolution_validate,
+        build_requests=resolution_requests,
+        predict=resolution_predict,
+        score=scorer.score_resolution,
+        from_frame=_resolution_from_frame,
+        default_template=SV_RESOLUTION,
+        review_status=data.REVIEW_STATUS,
+    )
+)
