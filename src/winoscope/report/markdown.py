@@ -71,7 +71,17 @@ def render_markdown(rr: RunResult) -> str:
         "",
         metric_table(rr.metrics),
     ]
-    if rr.result.tests:
+    if rr.result.tests and not all("pro_only_correct" in t for t in rr.result.tests):
+        keys = list(dict.fromkeys(k for t in rr.result.tests for k in t))
+        lines += ["## Significance tests", "", "| " + " | ".join(keys) + " |"]
+        lines.append("|" + "---|" * len(keys))
+        for t in rr.result.tests:
+            cells = [
+                fmt(t[k], 4) if isinstance(t.get(k), float) else str(t.get(k, "")) for k in keys
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    elif rr.result.tests:
         lines += [
             "## Pro vs anti on paired items (exact McNemar)",
             "",

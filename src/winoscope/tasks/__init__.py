@@ -1,6 +1,10 @@
 """Tasks. Importing this package registers every built-in task."""
 
-from . import winobias_uk  # noqa: F401  (registers winobias-uk)
+from . import (
+    coref,  # noqa: F401  (registers winobias-uk/coref, winobias-en/coref)
+    winobias_uk,  # noqa: F401  (registers winobias-uk)
+    winopron_uk,  # noqa: F401  (registers winopron-uk)
+)
 from .base import TASKS, Task, get_task, task
 
 __all__ = ["TASKS", "Task", "get_task", "task"]
