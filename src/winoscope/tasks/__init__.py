@@ -1,7 +1,6 @@
 """Tasks. Importing this package registers every built-in task."""
 
 from . import (
-    coref,  # noqa: F401  (registers winobias-uk/coref, winobias-en/coref)
     winobias_uk,  # noqa: F401  (registers winobias-uk)
     winopron_uk,  # noqa: F401  (registers winopron-uk)
 )
