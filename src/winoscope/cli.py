@@ -179,6 +179,72 @@ def demo(
     out_console.print(f"wrote {out}/README.md and one run directory per model", highlight=False)
 
 
+@app.command()
+def compare(
+    runs: Annotated[
+        list[str],
+        typer.Argument(help="Run directories, globs (quote them) or folders of run directories."),
+    ],
+    out: Annotated[Path, typer.Option(help="Comparison folder to write.")] = Path("comparison"),
+) -> None:
+    """Compare runs: tidy CSV, Markdown and LaTeX tables, compare.html with a forest plot."""
+    from .report.compare import compare_runs
+
+    try:
+        cmp = compare_runs(runs, out)
+    except WinoscopeError as exc:
+        _fail(exc)
+        return
+    for flag in cmp.flags:
+        err_console.print(f"[yellow]not comparable:[/] {flag}", highlight=False)
+    out_console.print(
+        f"compared {len(cmp.runs)} runs; wrote {out}/compare.csv, compare.md, compare.tex, "
+        "compare.html",
+        highlight=False,
+    )
+
+
+@app.command()
+def show(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory written by `winoscope run`.")],
+    strata: Annotated[
+        bool, typer.Option("--strata", help="Every stratum, not just macro averages.")
+    ] = False,
+) -> None:
+    """Print a run's key metrics (macro averages with 95% CIs) and its counts."""
+    from .report.rundir import load_run_dir
+    from .report.terminal import show_renderable
+
+    try:
+        rd = load_run_dir(run_dir)
+    except WinoscopeError as exc:
+        _fail(exc)
+        return
+    out_console.print(show_renderable(rd, strata=strata))
+
+
+def report_request_errors(manifest: dict, examples: list[dict]) -> None:  # type: ignore[type-arg]
+    """Failed requests: how many, and a few examples (they are excluded, not scored wrong)."""
+    answers = manifest.get("responses") or {}
+    if answers.get("cached"):
+        err_console.print(
+            f"{answers['cached']} answers reused from the run directory's store, "
+            f"{answers.get('asked', 0)} asked",
+            highlight=False,
+        )
+    n = manifest.get("request_errors", 0)
+    if not n:
+        return
+    err_console.print(
+        f"[yellow]{n} request(s) failed after retries[/] and are excluded from scoring; "
+        "rerun the same command to retry them. Examples:",
+        highlight=False,
+    )
+    for ex in examples:
+        if "request_id" in ex:
+            err_console.print(f"  {ex['request_id']}: {ex['error']}", highlight=False, markup=False)
+
+
 def print_summary(metrics, title: str) -> None:  # type: ignore[no-untyped-def]
     macro = metrics[metrics["split"] == "macro"]
     table = Table("metric", "value", "95% CI", "n", title=title)

@@ -39,10 +39,23 @@ def run_demo(out: Path, *, quiet: bool = False, tasks: tuple[str, ...] = DEMO_TA
     (out / "README.md").write_text(
         "# winoscope demo\n\nReference baselines on the bundled samples (the project's own text in each "
         "card's schema, not the datasets). Macro averages over split/type strata with 95% bootstrap "
-        "intervals.\n\n" + table + "\n",
+        "intervals.\n\n" + table + "\n" + report_links(results, out),
         encoding="utf-8",
     )
     return table
+
+
+def report_links(results: list[RunResult], out: Path) -> str:
+    """Markdown links to each run's HTML report, relative to the demo folder."""
+    lines = [
+        f"- [{rr.task.name} · {rr.manifest['model']['spec']}]"
+        f"({(rr.out_dir / 'report.html').relative_to(out).as_posix()})"
+        for rr in results
+        if rr.out_dir is not None and (rr.out_dir / "report.html").exists()
+    ]
+    return (
+        "\nHTML reports (plots, tables, manifest):\n\n" + "\n".join(lines) + "\n" if lines else ""
+    )
 
 
 def summary_table(results: list[RunResult]) -> str:

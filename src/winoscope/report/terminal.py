@@ -1,0 +1,69 @@
+"""``winoscope show``: a run directory's key table in the terminal (rich)."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from .rundir import RunDir
+from .tables import Cell, headline_metrics, macro_cells, wide_table
+
+
+def _value_text(name: str, cell: Cell) -> Text:
+    style = ""
+    if "gap" in name and "absolute" not in name and cell.excludes_zero:
+        style = "bold red" if cell.value > 0 else "bold blue"
+    return Text(cell.text, style=style)
+
+
+def key_table(rd: RunDir, *, strata: bool = False) -> Table:
+    """Macro metrics (headline ones first) with 95% CI and n; ``strata`` adds every stratum."""
+    src = rd.manifest.get("dataset", {}).get("source", {}) or {}
+    title = f"{rd.task} · {rd.model}"
+    caption = (
+        f"{rd.manifest.get('dataset', {}).get('name', '?')} · {rd.dataset_key[:24]}"
+        f"{'…' if len(rd.dataset_key) > 24 else ''} · prompt {rd.prompt_key} · "
+        f"seed {rd.manifest.get('seed', '?')}"
+    )
+    if src.get("kind") == "sample":
+        caption += " · bundled sample (pipeline check only)"
+    if strata:
+        wide = wide_table(rd.metrics)
+        table = Table("metric", *wide.labels, title=title, caption=caption)
+        for name, cells in wide.rows:
+            table.add_row(
+                name,
+                *["–" if c is None or c.missing else f"{c.text} {c.ci}" for c in cells],
+            )
+        return table
+    cells = macro_cells(rd.metrics)
+    names = list(cells)
+    order = list(dict.fromkeys(headline_metrics(names, limit=len(names)) + names))
+    table = Table("metric", "value", "95% CI", "n", title=title, caption=caption)
+    for name in order:
+        c = cells[name]
+        table.add_row(name, _value_text(name, c), c.ci, str(c.n))
+    return table
+
+
+def counts_line(rd: RunDir) -> Text:
+    totals = {
+        key: sum(int(c.get(key, 0) or 0) for c in rd.counts)
+        for key in ("rows", "scored", "invalid", "missing")
+        if rd.counts and key in rd.counts[0]
+    }
+    errors = rd.manifest.get("request_errors", 0)
+    parts = [f"{v} {k}" for k, v in totals.items()] + [f"{errors} request errors"]
+    return Text(" · ".join(parts), style="yellow" if errors or totals.get("invalid") else "")
+
+
+def show_renderable(rd: RunDir, *, strata: bool = False) -> Group:
+    report = rd.path / "report.html"
+    items: list[Table | Text] = [key_table(rd, strata=strata), counts_line(rd)]
+    if report.exists():
+        items.append(Text(f"full report: {report}", style="dim"))
+    return Group(*items)
+
+
+__all__ = ["counts_line", "key_table", "show_renderable"]

@@ -1,0 +1,290 @@
+"""report.html, its plots and the per-occupation behaviour behind one of them."""
+
+from __future__ import annotations
+
+import math
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from report_helpers import SCRIPT, inject_markup
+from winoscope.report import write_run
+from winoscope.report.occupations import occupation_behaviour, wilson_interval
+from winoscope.report.plots import metrics_naming, run_figures, save_figure, signed_gap_metrics
+from winoscope.report.tables import headline_metrics, wide_table
+from winoscope.runner import RunResult, run
+
+
+class TableCells(HTMLParser):
+    """Text of every cell of the table with a given id, row by row."""
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__()
+        self.table_id, self.inside, self.depth = table_id, False, 0
+        self.rows: list[list[str]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table" and ("id", self.table_id) in attrs:
+            self.inside = True
+        elif self.inside and tag == "tr":
+            self.rows.append([])
+        elif self.inside and tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table":
+            self.inside = False
+        elif self.inside and tag in ("td", "th") and self._cell is not None:
+            self.rows[-1].append(" ".join("".join(self._cell).split()))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def table_cells(html: str, table_id: str) -> list[list[str]]:
+    parser = TableCells(table_id)
+    parser.feed(html)
+    return parser.rows
+
+
+@pytest.fixture(scope="module")
+def stereotype_run(tmp_path_factory: pytest.TempPathFactory) -> RunResult:
+    out = tmp_path_factory.mktemp("run") / "stereotype"
+    return run("winobias-uk", "baseline:stereotype", out=out, n_boot=200, seed=3)
+
+
+# --- per-occupation behaviour -------------------------------------------------------------
+
+
+def _rows(*rows: tuple[str, str, str, str, str]) -> pd.DataFrame:
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "target_occupation_uk",
+            "other_occupation_uk",
+            "pronoun_gender",
+            "prediction_role",
+            "score_group",
+        ],
+    )
+
+
+def test_occupation_behaviour_counts_each_mentioned_occupation_by_hand() -> None:
+    pred = _rows(
+        ("лікар", "секретар", "male", "target", "primary_balanced"),
+        ("лікар", "секретар", "female", "distractor", "primary_balanced"),
+        ("лікар", "секретар", "female", "invalid", "primary_balanced"),  # neither; counted
+        ("лікар", "секретар", "male", "", "primary_balanced"),  # no answer: excluded
+        ("лікар", "секретар", "male", "distractor", "agreement_control"),  # not primary
+    )
+    got = occupation_behaviour(pred).set_index(["occupation", "pronoun_gender"])
+    # лікар: he 1/1; she 0/2 (distractor, invalid). секретар: he 0/1; she 1/2
+    expected = {
+        ("лікар", "male"): (1, 1),
+        ("лікар", "female"): (0, 2),
+        ("секретар", "male"): (0, 1),
+        ("секретар", "female"): (1, 2),
+    }
+    assert {k: (int(r.k), int(r.n)) for k, r in got.iterrows()} == expected
+    assert got.loc[("секретар", "female"), "share"] == 0.5
+    # the shipped lexicon supplies labels and stereotypes
+    assert got.loc[("лікар", "male"), "label"] == "лікар (physician)"
+    assert got.loc[("лікар", "male"), "statistic"] == "male"
+    assert got.loc[("секретар", "female"), "statistic"] == "female"
+
+
+def test_occupation_behaviour_maps_feminine_forms_to_the_occupation() -> None:
+    pred = _rows(
+        ("лікарка", "секретарка", "female", "target", "primary_balanced"),
+        ("лікар", "секретар", "male", "target", "primary_balanced"),
+    )
+    got = occupation_behaviour(pred)
+    assert sorted(set(got["occupation"])) == ["лікар", "секретар"]
+    assert got.loc[got["occupation"] == "лікар", "k"].tolist() == [1, 1]
+
+
+def test_wilson_interval_matches_the_formula() -> None:
+    z = 1.959963984540054
+    for k, n in [(0, 4), (3, 7), (10, 10), (1, 2)]:
+        p = k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+        lo, hi = wilson_interval(k, n)
+        assert lo == pytest.approx(max(0.0, centre - half), abs=1e-12)
+        assert hi == pytest.approx(min(1.0, centre + half), abs=1e-12)
+    assert all(math.isnan(x) for x in wilson_interval(0, 0))
+
+
+def test_long_layout_with_a_numeric_statistic() -> None:
+    pred = pd.DataFrame(
+        {
+            "occupation": ["nurse", "nurse", "nurse", "engineer"],
+            "pronoun_gender": ["male", "male", "female", "male"],
+            "resolved_to_occupation": [True, False, True, None],
+            "occupation_statistic": [90.0, 90.0, 90.0, 12.0],
+        }
+    )
+    got = occupation_behaviour(pred).set_index(["occupation", "pronoun_gender"])
+    assert (got.loc[("nurse", "male"), "k"], got.loc[("nurse", "male"), "n"]) == (1, 2)
+    assert ("engineer", "male") not in got.index  # the unanswered row is left out
+    assert got.loc[("nurse", "female"), "statistic"] == 90.0
+
+
+def test_no_occupations_means_no_behaviour() -> None:
+    assert occupation_behaviour(pd.DataFrame({"prediction_role": ["target"]})) is None
+
+
+# --- plot choice ---------------------------------------------------------------------------
+
+
+def _metrics(rows: list[tuple[str, str, str, float]]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "metric": m,
+                "split": s,
+                "type": t,
+                "value": v,
+                "ci_low": v - 0.1,
+                "ci_high": v + 0.1,
+                "n": 10,
+            }
+            for m, s, t, v in rows
+        ]
+    )
+
+
+def test_metric_names_pick_the_plots(tmp_path: Path) -> None:
+    gendered = _metrics(
+        [
+            (m, s, s, v)
+            for s in ("single", "macro")
+            for m, v in [
+                ("male_accuracy", 0.8),
+                ("female_accuracy", 0.6),
+                ("plural_accuracy", 0.4),
+                ("male_female_gap", 0.2),
+                ("absolute_male_female_gap", 0.2),
+                ("accuracy", 0.6),
+            ]
+        ]
+    )
+    figs = run_figures(gendered, None)
+    assert [f.key for f in figs] == ["accuracy_by_gender", "signed_gap"]
+    saved = [save_figure(f, tmp_path) for f in figs]
+    for s in saved:
+        assert s.png.startswith(b"\x89PNG") and s.png_path.read_bytes() == s.png
+        assert s.svg_path.read_text().lstrip().startswith("<?xml")
+    assert metrics_naming(gendered["metric"].tolist(), ("male", "female", "plural")) == [
+        "male_accuracy",
+        "female_accuracy",
+        "plural_accuracy",
+    ]
+    assert signed_gap_metrics(gendered["metric"].tolist()) == ["male_female_gap"]
+
+    only_accuracy = _metrics([("accuracy", "macro", "macro", 0.7), ("f1", "macro", "macro", 0.6)])
+    assert [f.key for f in run_figures(only_accuracy, None)] == ["macro_metrics"]
+    assert run_figures(only_accuracy.iloc[0:0], None) == []
+
+
+def test_figures_are_reproducible(tmp_path: Path, stereotype_run: RunResult) -> None:
+    a = save_figure(
+        run_figures(stereotype_run.metrics, stereotype_run.predictions)[1], tmp_path / "a"
+    )
+    b = save_figure(
+        run_figures(stereotype_run.metrics, stereotype_run.predictions)[1], tmp_path / "b"
+    )
+    assert a.png == b.png
+    assert a.svg_path.read_bytes() == b.svg_path.read_bytes()
+
+
+def test_headline_order() -> None:
+    names = ["pro_accuracy", "anti_accuracy", "overall_accuracy", "signed_bias_gap"]
+    assert headline_metrics(names) == [
+        "signed_bias_gap",
+        "overall_accuracy",
+        "pro_accuracy",
+        "anti_accuracy",
+    ]
+
+
+# --- the page ------------------------------------------------------------------------------
+
+
+def test_run_directory_has_report_html_and_plots(stereotype_run: RunResult) -> None:
+    out = stereotype_run.out_dir
+    assert out is not None
+    html = (out / "report.html").read_text(encoding="utf-8")
+    for key in ("accuracy_by_condition", "signed_gap", "occupations"):
+        assert (out / "plots" / f"{key}.png").stat().st_size > 1000
+        assert (out / "plots" / f"{key}.svg").stat().st_size > 1000
+        assert f'id="fig-{key}"' in html
+    assert html.count('src="data:image/png;base64,') == 3
+    # self-contained: nothing loaded from elsewhere
+    assert not re.search(r'(src|href)="(?!data:|#)', html)
+    assert '<link rel="stylesheet"' not in html and "@import" not in html
+    man = stereotype_run.manifest
+    for text in (
+        man["dataset"]["source"]["sha256"],
+        man["review_status"],
+        man["prompt_template"]["name"],
+        "forced_choice",
+        "baseline:stereotype",
+        man["winoscope_version"],
+    ):
+        assert text in html
+
+
+def test_metric_table_shows_every_value_with_its_interval(stereotype_run: RunResult) -> None:
+    html = (stereotype_run.out_dir / "report.html").read_text(encoding="utf-8")
+    rows = table_cells(html, "metrics")
+    header, body = rows[0], rows[1:]
+    wide = wide_table(stereotype_run.metrics)
+    assert header == ["metric", *wide.labels]
+    assert header[1] == "macro avg"
+    m = stereotype_run.metrics.copy()
+    m["label"] = [
+        "macro avg" if s == "macro" else f"{s}/{t}"
+        for s, t in zip(m["split"], m["type"], strict=True)
+    ]
+    by_cell = {(r.metric, r.label): r for r in m.itertuples(index=False)}
+    checked = 0
+    for row in body:
+        for label, text in zip(header[1:], row[1:], strict=True):
+            r = by_cell.get((row[0], label))
+            if r is None or math.isnan(r.value):
+                assert text == "–"
+                continue
+            assert text == f"{r.value:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]"
+            checked += 1
+    assert checked == int(m["value"].notna().sum())
+    assert [r[0] for r in body] == list(dict.fromkeys(m["metric"]))
+
+
+def test_counts_table_matches_the_scorer(stereotype_run: RunResult) -> None:
+    html = (stereotype_run.out_dir / "report.html").read_text(encoding="utf-8")
+    cells = table_cells(html, "counts-table")
+    counts = stereotype_run.result.counts
+    assert cells[0] == list(counts.columns)
+    assert cells[1:] == [[str(v) for v in r] for r in counts.to_numpy()]
+
+
+def test_dataset_and_model_text_is_escaped(tmp_path: Path) -> None:
+    rr = run("winobias-uk", "baseline:first", n_boot=50)
+    inject_markup(rr)
+    write_run(rr, tmp_path / "run")
+    html = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
+    assert "<script" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<img src=x" not in html and "&lt;img src=x onerror=" in html
+    examples = table_cells(html, "examples")
+    first = dict(zip(examples[0], examples[1], strict=True))
+    assert first["prediction_role"] == "invalid"  # invalid answers are listed first
+    assert first["sentence_uk"].startswith(SCRIPT)
+    assert first["answer_target_first"].startswith(SCRIPT)
