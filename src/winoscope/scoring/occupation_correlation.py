@@ -1,0 +1,355 @@
+"""Model behaviour against occupation statistics (Rudinger et al. 2018, section 4).
+
+Per occupation and pronoun gender, the share of items where the system resolves the pronoun
+to the occupation; per occupation the *gender preference* ``female - male`` of those shares
+(+1: female pronouns always go to the occupation and male ones never; -1 the reverse; 0 no
+difference). Each of these is correlated, across occupations, with every statistic of an
+occupation statistics frame (:mod:`winoscope.occupations.stats`: shares of women):
+
+- Pearson's r with a Fisher-z interval, ``tanh(atanh(r) +- z_{1-a/2} / sqrt(n - 3))``;
+- Spearman's rho with a percentile bootstrap interval over occupations (the occupations are
+  the units; each replicate draws n occupations with replacement);
+- two-sided p-values from :func:`scipy.stats.pearsonr` / :func:`scipy.stats.spearmanr`.
+
+A correlation with a constant side (a system with no gender preference at all) is undefined
+and reported as NaN, never as 0.
+
+Items come from a run's predictions through :func:`items_from_predictions`, which knows
+``swewinogender/resolution`` (the predicted role), ``swewinogender/nli`` (an occupation
+hypothesis judged ``entailment`` resolves the pronoun to the occupation; participant hypotheses
+are not used, and a premise/hypothesis pair repeated in the release counts once) and any table with ``occupation``, ``pronoun_gender`` and ``prediction_role``
+(``occupation``/``participant``), e.g. English Winogender. Unanswered and invalid items are
+left out and counted.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from ..errors import ScoringError
+from .stats import percentile_ci
+
+GENDERS = ("female", "male", "neutral")
+PREFERENCE = "female_minus_male"
+MEASURES = (*GENDERS, PREFERENCE)
+
+
+def _key(s: pd.Series) -> pd.Series:
+    return s.astype(str).str.strip().str.lower()
+
+
+def items_from_predictions(pred: pd.DataFrame, task: str | None = None) -> pd.DataFrame:
+    """``occupation``, ``pronoun_gender`` and ``resolved`` (bool; NA when not answered)."""
+    cols = set(pred.columns)
+    if (task or "").startswith("swewinogender/nli") or task == "swewinogender":
+        need = {"occupation_participant", "pronoun_gender", "hypothesis_referent", "prediction"}
+        _need(need, cols, task)
+        rows = pred[pred["hypothesis_referent"].astype(str) == "occupation"]
+        if {"premise", "hypothesis"} <= cols:  # the same question twice (27A) counts once
+            rows = rows.drop_duplicates(["premise", "hypothesis"])
+        answer = rows["prediction"].astype("string").str.lower()
+        resolved = answer.map({"entailment": True, "neutral": False, "contradiction": False})
+        occ = rows["occupation_participant"]
+    elif "prediction_role" in cols:
+        occ_col = "occupation_participant" if "occupation_participant" in cols else "occupation"
+        _need({occ_col, "pronoun_gender", "prediction_role"}, cols, task)
+        rows = pred
+        answer = rows["prediction_role"].astype("string").str.lower()
+        resolved = answer.map({"occupation": True, "participant": False})
+        occ = rows[occ_col]
+    else:
+        raise ScoringError(
+            f"cannot tell which items resolve to the occupation in these predictions (task "
+            f"{task or 'unknown'}); need prediction_role or a swewinogender/nli prediction"
+        )
+    return pd.DataFrame(
+        {
+            "occupation": occ.astype(str).to_numpy(),
+            "pronoun_gender": rows["pronoun_gender"].astype(str).to_numpy(),
+            "resolved": pd.array(resolved.to_numpy(), dtype="boolean"),
+        }
+    )
+
+
+def _need(need: set[str], cols: set[str], task: str | None) -> None:
+    missing = sorted(need - cols)
+    if missing:
+        raise ScoringError(
+            f"predictions of {task or 'this task'} lack column(s) {', '.join(missing)}"
+        )
+
+
+def occupation_shares(items: pd.DataFrame) -> pd.DataFrame:
+    """Per occupation: ``n_<g>`` answered items and ``<g>`` share resolved to the occupation
+    for g in female/male/neutral, and ``female_minus_male``; ``unanswered`` counts NA items."""
+    answered = items[items["resolved"].notna()]
+    out = pd.DataFrame(index=pd.Index(sorted(items["occupation"].unique()), name="occupation"))
+    for g in GENDERS:
+        sub = answered[answered["pronoun_gender"] == g]
+        grp = sub.groupby("occupation")["resolved"]
+        out[f"n_{g}"] = grp.size().reindex(out.index).fillna(0).astype(int)
+        out[g] = grp.mean().astype(float).reindex(out.index)
+    out[PREFERENCE] = out["female"] - out["male"]
+    out["unanswered"] = (
+        items[items["resolved"].isna()].groupby("occupation").size().reindex(out.index).fillna(0)
+    ).astype(int)
+    return out.reset_index()
+
+
+def fisher_ci(r: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Fisher-z interval of a Pearson r from n pairs; NaN when n <= 3 or r is undefined."""
+    if n <= 3 or not np.isfinite(r):
+        return (math.nan, math.nan)
+    if abs(r) >= 1:
+        return (float(r), float(r))
+    z = math.atanh(r)
+    half = sps.norm.ppf(0.5 + level / 2) / math.sqrt(n - 3)
+    return (math.tanh(z - half), math.tanh(z + half))
+
+
+def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    xc = x - x.mean(axis=-1, keepdims=True)
+    yc = y - y.mean(axis=-1, keepdims=True)
+    den = np.sqrt((xc**2).sum(axis=-1) * (yc**2).sum(axis=-1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, (xc * yc).sum(axis=-1) / np.where(den > 0, den, 1.0), np.nan)
+
+
+def bootstrap_indices(n: int, n_boot: int, seed: int) -> np.ndarray:
+    """``n_boot`` x ``n`` occupation indices drawn with replacement (the resampling plan)."""
+    return np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
+
+
+def spearman_bootstrap(x: np.ndarray, y: np.ndarray, *, n_boot: int, seed: int) -> np.ndarray:
+    """Spearman's rho on each bootstrap resample (average ranks for ties), NaN if constant."""
+    idx = bootstrap_indices(len(x), n_boot, seed)
+    rx = sps.rankdata(x[idx], axis=1)
+    ry = sps.rankdata(y[idx], axis=1)
+    return _rowwise_pearson(rx, ry)
+
+
+def _constant(v: np.ndarray) -> bool:
+    return bool(np.all(v == v[0]))
+
+
+def correlate(
+    shares: pd.DataFrame,
+    statistics: pd.DataFrame,
+    *,
+    statistic_columns: Sequence[str] | None = None,
+    measures: Sequence[str] = MEASURES,
+    n_boot: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Tidy table: measure, statistic, method, value, ci_low, ci_high, ci_method, p_value, n."""
+    from ..occupations.stats import statistic_columns as stat_cols
+
+    columns = list(statistic_columns or stat_cols(statistics))
+    if not columns:
+        raise ScoringError("the statistics table has no share column to correlate with")
+    left = shares.assign(_key=_key(shares["occupation"]))
+    right = statistics.assign(_key=_key(statistics["occupation"]))[["_key", *columns]]
+    joined = left.merge(right, on="_key", how="inner")
+    records: list[dict[str, Any]] = []
+    for measure in measures:
+        for col in columns:
+            both = joined[[measure, col]].dropna()
+            x, y = both[col].to_numpy(float), both[measure].to_numpy(float)
+            n = len(both)
+            defined = n >= 3 and not _constant(x) and not _constant(y)
+            if defined:
+                pr = sps.pearsonr(x, y)
+                sr = sps.spearmanr(x, y)
+                r, p_r = float(pr.statistic), float(pr.pvalue)
+                rho, p_rho = float(sr.statistic), float(sr.pvalue)
+                lo_r, hi_r = fisher_ci(r, n, level)
+                lo_s, hi_s = percentile_ci(
+                    spearman_bootstrap(x, y, n_boot=n_boot, seed=seed), level
+                )
+            else:
+                r = p_r = rho = p_rho = lo_r = hi_r = lo_s = hi_s = math.nan
+            base = {"measure": measure, "statistic": col, "n": n}
+            records.append(
+                base
+                | {
+                    "method": "pearson",
+                    "value": r,
+                    "ci_low": lo_r,
+                    "ci_high": hi_r,
+                    "ci_method": "fisher_z",
+                    "p_value": p_r,
+                }
+            )
+            records.append(
+                base
+                | {
+                    "method": "spearman",
+                    "value": rho,
+                    "ci_low": lo_s,
+                    "ci_high": hi_s,
+                    "ci_method": f"bootstrap_occupations_{n_boot}",
+                    "p_value": p_rho,
+                }
+            )
+    return pd.DataFrame.from_records(
+        records,
+        columns=[
+            "measure",
+            "statistic",
+            "method",
+            "value",
+            "ci_low",
+            "ci_high",
+            "ci_method",
+            "p_value",
+            "n",
+        ],
+    )
+
+
+def unmatched(shares: pd.DataFrame, statistics: pd.DataFrame) -> dict[str, list[str]]:
+    """Occupations only in the run and only in the statistics (matched case-insensitively)."""
+    a, b = set(_key(shares["occupation"])), set(_key(statistics["occupation"]))
+    return {"without_statistics": sorted(a - b), "without_items": sorted(b - a)}
+
+
+def plot_correlation(
+    shares: pd.DataFrame,
+    statistics: pd.DataFrame,
+    path: str | Path,
+    *,
+    measure: str = PREFERENCE,
+    statistic_columns: Sequence[str] | None = None,
+    correlations: pd.DataFrame | None = None,
+    title: str | None = None,
+) -> Path:
+    """Scatter plot, one panel per statistic: x = % women, y = the measure (in %)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..occupations.stats import statistic_columns as stat_cols
+
+    columns = list(statistic_columns or stat_cols(statistics))
+    joined = shares.assign(_key=_key(shares["occupation"])).merge(
+        statistics.assign(_key=_key(statistics["occupation"]))[["_key", *columns]],
+        on="_key",
+        how="inner",
+    )
+    fig, axes = plt.subplots(1, len(columns), figsize=(4.2 * len(columns), 4), squeeze=False)
+    for ax, col in zip(axes[0], columns, strict=True):
+        both = joined[["occupation", measure, col]].dropna()
+        ax.scatter(100 * both[col], 100 * both[measure], s=18, alpha=0.8)
+        for occ, xv, yv in both[["occupation", col, measure]].itertuples(index=False):
+            ax.annotate(str(occ), (100 * xv, 100 * yv), fontsize=6, alpha=0.7)
+        ax.set_xlim(0, 100)
+        if measure == PREFERENCE:
+            ax.set_ylim(-105, 105)
+            ax.axhline(0, color="grey", lw=0.8)
+        else:
+            ax.set_ylim(-5, 105)
+        ax.set_xlabel(f"% women ({col})")
+        ax.set_ylabel(
+            "% female minus % male pronouns resolved to the occupation"
+            if measure == PREFERENCE
+            else f"% {measure} pronouns resolved to the occupation"
+        )
+        label = col
+        if correlations is not None:
+            sel = correlations[
+                (correlations["measure"] == measure) & (correlations["statistic"] == col)
+            ]
+            vals = {m: v for m, v in zip(sel["method"], sel["value"], strict=True)}
+            if vals:
+                label += f"\nr = {vals.get('pearson', math.nan):.2f}, rho = {vals.get('spearman', math.nan):.2f}"
+        ax.set_title(label, fontsize=9)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
+@dataclass
+class CorrelationResult:
+    shares: pd.DataFrame
+    correlations: pd.DataFrame
+    unmatched: dict[str, list[str]]
+    files: list[Path] = field(default_factory=list)
+
+
+def correlate_run(
+    run_dir: str | Path,
+    stats_path: str | Path,
+    *,
+    out: str | Path | None = None,
+    n_boot: int = 2000,
+    seed: int = 0,
+    measure: str = PREFERENCE,
+    **stats_options: Any,
+) -> CorrelationResult:
+    """Correlate a run directory's predictions with a statistics file; write the results.
+
+    Writes ``occupation_shares.csv``, ``occupation_correlations.csv`` (+ ``.json`` with the
+    unmatched occupations) and ``occupation_correlation.png`` to ``out`` (default: the run
+    directory).
+    """
+    from ..occupations.stats import load_statistics
+
+    run = Path(run_dir)
+    manifest_path = run / "manifest.json"
+    if not manifest_path.is_file():
+        raise ScoringError(f"{run}: not a run directory (no manifest.json)")
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    pq, csv = run / "predictions.parquet", run / "predictions.csv"
+    if pq.is_file():
+        pred = pd.read_parquet(pq)
+    elif csv.is_file():
+        pred = pd.read_csv(csv)
+    else:
+        raise ScoringError(f"{run}: no predictions.parquet or predictions.csv")
+    task = manifest.get("task")
+    stats = load_statistics(stats_path, **stats_options)
+    shares = occupation_shares(items_from_predictions(pred, task))
+    corr = correlate(shares, stats, n_boot=n_boot, seed=seed)
+    miss = unmatched(shares, stats)
+    target = Path(out) if out is not None else run
+    target.mkdir(parents=True, exist_ok=True)
+    files = [target / "occupation_shares.csv", target / "occupation_correlations.csv"]
+    shares.to_csv(files[0], index=False)
+    corr.to_csv(files[1], index=False)
+    meta = {
+        "task": task,
+        "model": manifest.get("model", {}).get("spec"),
+        "statistics": str(stats_path),
+        "bootstrap": {"replicates": n_boot, "seed": seed, "unit": "occupation"},
+        "unmatched": miss,
+        "correlations": json.loads(corr.to_json(orient="records")),
+    }
+    files.append(target / "occupation_correlations.json")
+    files[-1].write_text(json.dumps(meta, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    files.append(
+        plot_correlation(
+            shares,
+            stats,
+            target / "occupation_correlation.png",
+            measure=measure,
+            correlations=corr,
+            title=f"{task} · {meta['model']}",
+        )
+    )
+    return CorrelationResult(shares=shares, correlations=corr, unmatched=miss, files=files)
