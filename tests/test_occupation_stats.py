@@ -165,3 +165,16 @@ def test_winogender_occupation_stats_real_file(shared_data: Path) -> None:
     ]
     assert list(out["zone"]) == expected
     assert st.statistic_columns(out) == ["bergsma", "bls"]
+
+
+def test_load_statistics_official_table_with_mapping(tmp_path: Path) -> None:
+    table = tmp_path / "scb.csv"
+    OFFICIAL.to_csv(table, index=False)
+    mapping = tmp_path / "map.csv"
+    pd.DataFrame({"category": list(MAPPING), "occupation": list(MAPPING.values())}).to_csv(
+        mapping, index=False
+    )
+    out = st.load_statistics(table, mapping=mapping).set_index("occupation")
+    assert out.loc["lärare", "real_world"] == pytest.approx(0.75)
+    with pytest.raises(DatasetError, match="official tables only"):
+        st.load_statistics(_aux(tmp_path, True), mapping=mapping)

@@ -344,8 +344,21 @@ def load_statistics(path: str | Path, **kwargs: object) -> pd.DataFrame:
         raise DatasetError("no such file", file=str(p))
     head = p.read_text(encoding="utf-8").splitlines()[:1]
     first = head[0].split("\t") if head else []
+    fixed = None
     if "bergsma_pct_female" in first:
+        fixed = "Winogender occupations-stats"
+    elif len(first) == 5 and ("women" not in first and "pct_female" not in first):
+        fixed = "SweWinogender auxiliary"
+    if fixed is not None and kwargs.get("mapping") is not None:
+        raise DatasetError(
+            f"a category mapping applies to official tables only, not to the {fixed} format "
+            "(its occupations are the dataset's already)",
+            file=str(p),
+        )
+    kwargs = {k: v for k, v in kwargs.items() if v is not None}
+    if fixed == "Winogender occupations-stats":
         return read_winogender_stats(p)
-    if len(first) == 5 and ("women" not in first and "pct_female" not in first):
+    if fixed is not None:
+        kwargs.pop("mapping", None)
         return read_swewinogender_aux(p, **kwargs)  # type: ignore[arg-type]
     return read_real_world(p, **kwargs)  # type: ignore[arg-type]
