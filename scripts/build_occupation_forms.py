@@ -1,0 +1,25 @@
+"""Regenerate the stored form lists of the occupation lexicons.
+
+    python scripts/build_occupation_forms.py            # both languages
+    python scripts/build_occupation_forms.py uk
+
+Writes src/winoscope/occupations/lexicons/{lang}/forms.tsv and dropped_forms.tsv from the
+hand-written sources beside them (Swedish by the paradigm rules in
+winoscope.occupations.forms, Ukrainian with pymorphy3). Review the diff before committing.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from winoscope.occupations.lexicons import LANGUAGES, write_forms
+
+
+def main(argv: list[str]) -> None:
+    for lang in argv or LANGUAGES:
+        forms_path, dropped_path = write_forms(lang)
+        print(f"wrote {forms_path} and {dropped_path}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,23 @@
+"""Corpus scanning: raw-bytes Aho-Corasick matching, streaming inputs, processes and Dask."""
+
+from .counts import CLASSES, SETS, ScanCounts
+from .inputs import Unit, plan_units, read_conllu, read_range, read_stream
+from .matcher import ScanSpec, build_spec, count_block, count_block_occupations
+from .run import scan_corpus, scan_unit
+
+__all__ = [
+    "CLASSES",
+    "SETS",
+    "ScanCounts",
+    "ScanSpec",
+    "Unit",
+    "build_spec",
+    "count_block",
+    "count_block_occupations",
+    "plan_units",
+    "read_conllu",
+    "read_range",
+    "read_stream",
+    "scan_corpus",
+    "scan_unit",
+]

@@ -1,0 +1,238 @@
+"""Corpus inputs as streams of line blocks, and plain files as byte ranges.
+
+Memory stays constant in corpus size: every reader yields blocks of whole lines of about
+``block_size`` bytes (one sentence per line) and keeps nothing else.
+
+* plain text (any other suffix): split into byte ranges; a range owns every line whose first
+  byte lies inside it, so ranges can be read independently (by processes or Dask workers) and
+  together read every line exactly once;
+* ``.gz`` and ``.zst``/``.zstd``: decompressed as a stream (one unit of work per file);
+* ``.conllu`` (also ``.conllu.gz``/``.conllu.zst``): one line per sentence, made of its
+  ``# text =`` comment (``text``), its word forms (``form``) or its lemmas (``lemma``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from ...errors import DatasetError
+
+BLOCK_SIZE = 8 << 20
+CONLLU_FIELDS = ("text", "form", "lemma")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One piece of work: a byte range of a plain file, or a whole stream (end is None)."""
+
+    path: str
+    start: int = 0
+    end: int | None = None
+    conllu: str = "text"
+
+    @property
+    def is_range(self) -> bool:
+        return self.end is not None
+
+
+def compression(path: str | Path) -> str | None:
+    name = str(path).lower()
+    if name.endswith(".gz"):
+        return "gz"
+    if name.endswith((".zst", ".zstd")):
+        return "zst"
+    return None
+
+
+def is_conllu(path: str | Path) -> bool:
+    name = str(path).lower()
+    for suffix in (".gz", ".zst", ".zstd"):
+        name = name.removesuffix(suffix)
+    return name.endswith(".conllu")
+
+
+def plan_units(
+    paths: list[str | Path], *, pieces: int = 1, min_range: int = 1 << 20, conllu: str = "text"
+) -> list[Unit]:
+    """Units of work for ``paths``: plain files cut into about ``pieces`` byte ranges each
+    (none smaller than ``min_range``), compressed and CoNLL-U files whole."""
+    if conllu not in CONLLU_FIELDS:
+        raise DatasetError(
+            f"CoNLL-U field must be one of {', '.join(CONLLU_FIELDS)}, got {conllu!r}"
+        )
+    units: list[Unit] = []
+    for raw in paths:
+        path = str(raw)
+        if not os.path.exists(path):
+            raise DatasetError("no such corpus file", file=path)
+        if os.path.isdir(path):
+            raise DatasetError("expected a corpus file, got a directory", file=path)
+        if compression(path) or is_conllu(path):
+            units.append(Unit(path, conllu=conllu))
+            continue
+        size = os.path.getsize(path)
+        n = max(1, min(pieces, size // min_range))
+        bounds = [size * i // n for i in range(n + 1)]
+        units += [Unit(path, bounds[i], bounds[i + 1]) for i in range(n)]
+    return units
+
+
+def read_range(path: str, start: int, end: int, block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
+    """Blocks of the lines whose first byte lies in ``[start, end)``; each ends with a newline."""
+    with open(path, "rb") as fh:
+        if start > 0:
+            fh.seek(start - 1)
+            fh.readline()  # the line holding byte start-1 belongs to the previous range
+        pos = fh.tell()
+        while pos < end:
+            block = fh.read(block_size)
+            if not block:
+                return
+            limit = end - pos  # lines starting at offsets < limit are ours
+            if len(block) >= limit:
+                cut = block.find(b"\n", limit - 1)
+                while cut == -1:
+                    more = fh.readline()
+                    if not more:
+                        block += b"\n"
+                        cut = len(block) - 1
+                        break
+                    block += more
+                    cut = block.find(b"\n", limit - 1)
+                yield block[: cut + 1]
+                return
+            if not block.endswith(b"\n"):
+                block += fh.readline()
+                if not block.endswith(b"\n"):
+                    block += b"\n"
+                    yield block
+                    return
+            pos += len(block)
+            yield block
+
+
+def open_stream(path: str) -> BinaryIO:
+    """A binary stream of the decompressed file."""
+    kind = compression(path)
+    try:
+        if kind == "gz":
+            return gzip.open(path, "rb")  # type: ignore[return-value]
+        if kind == "zst":
+            import zstandard
+
+            fh = open(path, "rb")  # noqa: SIM115  (closed by the reader: closefd=True)
+            reader = zstandard.ZstdDecompressor().stream_reader(fh, read_size=1 << 20, closefd=True)
+            return io.BufferedReader(reader, buffer_size=1 << 20)  # type: ignore[arg-type]
+        return open(path, "rb")
+    except OSError as exc:
+        raise DatasetError(f"cannot open: {exc}", file=path) from None
+
+
+def read_stream(path: str, block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
+    """Blocks of whole lines of a (possibly compressed) text file."""
+    with open_stream(path) as fh:
+        rest = b""
+        while True:
+            try:
+                block = fh.read(block_size)
+            except (OSError, EOFError, ValueError) as exc:
+                raise DatasetError(f"cannot decompress: {exc}", file=path) from None
+            if not block:
+                break
+            block = rest + block
+            cut = block.rfind(b"\n")
+            if cut == -1:
+                rest = block
+                continue
+            rest = block[cut + 1 :]
+            yield block[: cut + 1]
+        if rest:
+            yield rest + b"\n"
+
+
+def read_conllu(path: str, field: str = "text", block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
+    """Blocks of sentences of a CoNLL-U file, one sentence per line.
+
+    ``text`` uses the ``# text =`` comment (the word forms joined by their SpaceAfter when it
+    is missing), ``form`` the word forms and ``lemma`` the lemmas, joined by spaces. Multiword
+    tokens (``1-2``) give their surface form to ``text``/``form``; their words give lemmas.
+    """
+    out: list[bytes] = []
+    size = 0
+    text: str | None = None
+    forms: list[str] = []
+    lemmas: list[str] = []
+    skip_until = 0
+    line_no = 0
+
+    def sentence() -> bytes:
+        if field == "lemma":
+            s = " ".join(lemmas)
+        elif field == "text" and text is not None:
+            s = text
+        else:
+            s = " ".join(forms)
+        return s.replace("\n", " ").encode("utf-8") + b"\n"
+
+    with open_stream(path) as raw:
+        stream = io.TextIOWrapper(raw, encoding="utf-8", errors="strict", newline="\n")
+        try:
+            for line in stream:
+                line_no += 1
+                line = line.rstrip("\n").rstrip("\r")
+                if not line:
+                    if forms or lemmas or text is not None:
+                        out.append(sentence())
+                        size += len(out[-1])
+                    text, forms, lemmas, skip_until = None, [], [], 0
+                    if size >= block_size:
+                        yield b"".join(out)
+                        out, size = [], 0
+                    continue
+                if line.startswith("#"):
+                    if line.startswith("# text =") or line.startswith("# text="):
+                        text = line.split("=", 1)[1].strip()
+                    continue
+                cols = line.split("\t")
+                if len(cols) != 10:
+                    raise DatasetError(
+                        f"a CoNLL-U word line has 10 tab-separated columns, found {len(cols)}",
+                        file=path, row=line_no, field="ID",
+                    )  # fmt: skip
+                tid = cols[0]
+                if "." in tid:  # empty node
+                    continue
+                if "-" in tid:
+                    first, last = tid.split("-", 1)
+                    if not (first.isdigit() and last.isdigit()):
+                        raise DatasetError(
+                            f"bad token range {tid!r}", file=path, row=line_no, field="ID"
+                        )
+                    forms.append(cols[1])
+                    skip_until = int(last)
+                    continue
+                if not tid.isdigit():
+                    raise DatasetError(f"bad token id {tid!r}", file=path, row=line_no, field="ID")
+                if int(tid) > skip_until:
+                    forms.append(cols[1])
+                lemmas.append(cols[2])
+        except UnicodeDecodeError as exc:
+            raise DatasetError(f"not UTF-8: {exc.reason}", file=path, row=line_no + 1) from None
+    if forms or lemmas or text is not None:
+        out.append(sentence())
+    if out:
+        yield b"".join(out)
+
+
+def read_unit(unit: Unit, block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
+    if unit.end is not None:
+        return read_range(unit.path, unit.start, unit.end, block_size)
+    if is_conllu(unit.path):
+        return read_conllu(unit.path, unit.conllu, block_size)
+    return read_stream(unit.path, block_size)
