@@ -1,0 +1,301 @@
+"""The ``hf:`` backend on a tiny random GPT-2 built offline, against plain reference computations."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from pathlib import Path
+
+import pytest
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+from tiny_lm import build_tiny_gpt2
+from winoscope.backends import create_backend
+from winoscope.backends.hf_local import (
+    HFLocalBackend,
+    length_sorted_batches,
+    weights_sha256,
+)
+from winoscope.errors import BackendError
+from winoscope.protocols.forced_choice import UK_DEFAULT, answer_role
+from winoscope.records import Option, Request
+from winoscope.runner import run
+
+torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2") / "model", seed=1)
+
+
+@pytest.fixture(scope="module")
+def tiny_chat_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-chat") / "model", seed=2, chat=True)
+
+
+@pytest.fixture(scope="module")
+def reference(tiny_dir: Path):  # type: ignore[no-untyped-def]
+    """Plain reference: one unbatched full-sequence pass per (prompt, continuation), no cache."""
+    tok = AutoTokenizer.from_pretrained(tiny_dir)
+    model = AutoModelForCausalLM.from_pretrained(tiny_dir)
+    model.eval()
+
+    def logprob(prompt: str, continuation: str) -> float:
+        p = tok(prompt)["input_ids"]
+        c = tok(continuation, add_special_tokens=False)["input_ids"]
+        ids = torch.tensor([p + c])
+        with torch.no_grad():
+            logits = model(input_ids=ids).logits[0]
+        logp = torch.log_softmax(logits, dim=-1)
+        # token p+k is predicted by the logits at position p+k-1
+        return sum(float(logp[len(p) + k - 1, c[k]]) for k in range(len(c)))
+
+    return tok, logprob
+
+
+def make_requests(n: int = 7) -> list[Request]:
+    """Prompts of different lengths; options whose texts take one or several tokens."""
+    sentences = [
+        "Лікар найняв секретарку, бо він мав багато пацієнтів.",
+        "Кухар подякував прибиральниці, бо вона допомогла йому.",
+        "The doctor hired the secretary.",
+        "Речення.",
+        "Лікар подякував кухарю, бо він допомогла.",
+        "A",
+        "Прочитайте речення і визначте, кого позначає займенник, бо вона мала багато справ.",
+    ]
+    pairs = [("лікар", "секретарка"), ("кухар", "прибиральниця"), ("doctor", "secretary")]
+    out = []
+    for i in range(n):
+        a, b = pairs[i % len(pairs)]
+        prompt = UK_DEFAULT.render(
+            sentence=sentences[i % len(sentences)], pronoun="він", option_a=a, option_b=b
+        )
+        out.append(
+            Request(
+                request_id=f"r{i}",
+                kind="choice",
+                prompt=prompt,
+                options=(Option("A", a, "target"), Option("B", b, "distractor")),
+                row_id=f"row{i}",
+                item_id=f"item{i}",
+            )
+        )
+    return out
+
+
+def by_id(backend: HFLocalBackend, requests: list[Request]) -> dict[str, tuple[float, ...]]:
+    got = {}
+    for r in backend.respond(requests):
+        assert r.error is None, r.error
+        assert r.option_logprobs is not None
+        got[r.request_id] = r.option_logprobs
+    assert set(got) == {r.request_id for r in requests}
+    return got
+
+
+@pytest.mark.parametrize("batch_size", [1, 3, 16])
+def test_letter_logprobs_match_unbatched_reference(tiny_dir, reference, batch_size):
+    _, logprob = reference
+    reqs = make_requests()
+    backend = create_backend(f"hf:{tiny_dir}", batch_size=batch_size)
+    got = by_id(backend, reqs)
+    for req in reqs:
+        expected = [logprob(req.prompt, " " + o.label) for o in req.options]
+        assert got[req.request_id] == pytest.approx(expected, abs=1e-5)
+        assert all(v < 0 for v in got[req.request_id])
+
+
+def test_letters_are_one_token_so_one_pass_scores_both(tiny_dir, reference):
+    tok, _ = reference
+    assert len(tok(" A", add_special_tokens=False)["input_ids"]) == 1
+    assert len(tok(" B", add_special_tokens=False)["input_ids"]) == 1
+
+
+@pytest.mark.parametrize("batch_size", [1, 4])
+def test_text_logprobs_reuse_prompt_cache_and_match_reference(tiny_dir, reference, batch_size):
+    tok, logprob = reference
+    # the fixture's vocabulary makes some option texts one token and others several
+    lengths = {
+        len(tok(" " + w, add_special_tokens=False)["input_ids"])
+        for w in ("лікар", "секретарка", "прибиральниця")
+    }
+    assert min(lengths) == 1 and max(lengths) >= 3
+    reqs = make_requests()
+    backend = create_backend(f"hf:{tiny_dir}", mode="texts", batch_size=batch_size)
+    got = by_id(backend, reqs)
+    for req in reqs:
+        expected = [logprob(req.prompt, " " + o.text) for o in req.options]
+        assert got[req.request_id] == pytest.approx(expected, abs=1e-4)
+
+
+def test_multi_token_letters_fall_back_to_the_cached_path(tiny_dir, reference):
+    """A prefix that makes the labels multi-token still gives exact summed log-probabilities."""
+    tok, logprob = reference
+    prefix = " Відповідь:"
+    assert len(tok(prefix + "A", add_special_tokens=False)["input_ids"]) > 1
+    reqs = make_requests(3)
+    got = by_id(create_backend(f"hf:{tiny_dir}", prefix=prefix), reqs)
+    for req in reqs:
+        expected = [logprob(req.prompt, prefix + o.label) for o in req.options]
+        assert got[req.request_id] == pytest.approx(expected, abs=1e-4)
+
+
+def test_option_order_follows_the_request(tiny_dir):
+    req = make_requests(1)[0]
+    swapped = Request(
+        request_id="swapped",
+        kind="choice",
+        prompt=req.prompt,
+        options=(Option("B", "секретарка", "distractor"), Option("A", "лікар", "target")),
+        row_id="x",
+        item_id="x",
+    )
+    got = by_id(create_backend(f"hf:{tiny_dir}"), [req, swapped])
+    assert got["swapped"] == pytest.approx(tuple(reversed(got[req.request_id])), abs=1e-6)
+
+
+def test_length_sorted_batches():
+    assert length_sorted_batches([3, 9, 4, 8, 1], 2) == [[1, 3], [2, 0], [4]]
+    assert length_sorted_batches([5, 5, 5], 2) == [[0, 1], [2]]
+    assert length_sorted_batches([], 4) == []
+    # every index exactly once, each batch's lengths no longer than the previous batch's
+    lengths = [7, 2, 9, 9, 1, 4, 6]
+    batches = length_sorted_batches(lengths, 3)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    assert all(
+        min(lengths[i] for i in a) >= max(lengths[i] for i in b)
+        for a, b in itertools.pairwise(batches)
+    )
+
+
+def test_generation_is_greedy_and_batching_does_not_change_it(tiny_dir):
+    reqs = make_requests(5)
+    one = create_backend(f"hf:{tiny_dir}", mode="generate", batch_size=1, max_new_tokens=6)
+    many = create_backend(f"hf:{tiny_dir}", mode="generate", batch_size=5, max_new_tokens=6)
+    texts_one = {r.request_id: r.text for r in one.respond(reqs)}
+    texts_many = {r.request_id: r.text for r in many.respond(reqs)}
+    assert texts_one == texts_many
+    assert one.params == {
+        "mode": "generate",
+        "dtype": "float32",
+        "weights_sha256": weights_sha256(tiny_dir),
+        "decoding": "greedy",
+        "max_new_tokens": 6,
+        "chat": False,
+    }
+    # the reference: plain argmax decoding, one token at a time, no cache
+    tok = one.load().tokenizer
+    model = one.load().model
+    ids = tok(reqs[0].prompt)["input_ids"]
+    new: list[int] = []
+    with torch.no_grad():
+        for _ in range(6):
+            nxt = int(model(input_ids=torch.tensor([ids + new])).logits[0, -1].argmax())
+            if nxt == tok.eos_token_id:
+                break
+            new.append(nxt)
+    assert texts_one["r0"] == tok.decode(new, skip_special_tokens=True).strip()
+
+
+def test_chat_template_is_used_when_the_tokenizer_has_one(tiny_chat_dir, tiny_dir):
+    chat = create_backend(f"hf:{tiny_chat_dir}", mode="generate", max_new_tokens=3)
+    assert chat.params["chat"] is True
+    ids = chat.prompt_ids("Речення.")
+    text = chat.load().tokenizer.decode(ids)
+    assert text == "<|user|>Речення.<|end|><|assistant|>"
+    plain = create_backend(f"hf:{tiny_chat_dir}", mode="generate", chat=False)
+    assert plain.params["chat"] is False
+    assert plain.load().tokenizer.decode(plain.prompt_ids("Речення.")) == "Речення."
+    assert create_backend(f"hf:{tiny_dir}", mode="generate").params["chat"] is False
+    # scoring never wraps the prompt in a chat template
+    scorer = create_backend(f"hf:{tiny_chat_dir}")
+    assert scorer.load().tokenizer.decode(scorer.prompt_ids("Речення.")) == "Речення."
+    assert "chat" not in scorer.params
+    assert all(r.text is not None for r in chat.respond(make_requests(2)))
+
+
+def test_prompt_longer_than_the_context_is_an_error_response(tmp_path, reference):
+    tok, _ = reference
+    reqs = make_requests(7)
+    lengths = {r.request_id: len(tok(r.prompt)["input_ids"]) + 1 for r in reqs}
+    limit = sorted(lengths.values())[3]  # some requests fit, the longer ones do not
+    model_dir = build_tiny_gpt2(tmp_path / "short", n_positions=limit)
+    got = {r.request_id: r for r in create_backend(f"hf:{model_dir}").respond(reqs)}
+    assert set(got) == set(lengths)
+    too_long = {rid for rid, n in lengths.items() if n > limit}
+    assert too_long and len(too_long) < len(reqs)
+    assert {rid for rid, r in got.items() if r.error is not None} == too_long
+    for rid in too_long:
+        assert got[rid].error == f"{lengths[rid]} tokens exceed the model's context of {limit}"
+        assert got[rid].option_logprobs is None
+    for req in reqs:
+        role = answer_role(req, got[req.request_id])
+        assert (role == "error") == (req.request_id in too_long)
+
+
+def test_weights_hash_follows_the_checkpoint(tmp_path, tiny_dir):
+    a = build_tiny_gpt2(tmp_path / "a", seed=1)
+    b = build_tiny_gpt2(tmp_path / "b", seed=3)
+    assert weights_sha256(a) == weights_sha256(tiny_dir)  # same seed, same bytes
+    assert weights_sha256(a) != weights_sha256(b)
+    assert create_backend(f"hf:{a}").params["weights_sha256"] == weights_sha256(a)
+
+
+def test_bad_specs_and_options_are_clear_errors(tmp_path, tiny_dir):
+    with pytest.raises(BackendError, match="not a local directory"):
+        create_backend(f"hf:{tmp_path / 'missing'}")
+    with pytest.raises(BackendError, match="mode='bogus'"):
+        create_backend(f"hf:{tiny_dir}", mode="bogus")
+    with pytest.raises(BackendError, match="unknown option"):
+        create_backend(f"hf:{tiny_dir}", temperature=0.7)
+    with pytest.raises(BackendError, match="batch_size"):
+        create_backend(f"hf:{tiny_dir}", batch_size=0)
+    with pytest.raises(BackendError, match="chat"):
+        create_backend(f"hf:{tiny_dir}", chat="maybe")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    backend = create_backend(f"hf:{empty}")
+    with pytest.raises(BackendError, match="cannot load a causal language model"):
+        list(backend.respond(make_requests(1)))
+
+
+def test_end_to_end_run_picks_the_larger_logprob_in_each_order(tiny_dir):
+    rr = run("winobias-uk", f"hf:{tiny_dir}", n_boot=50)
+    preds = rr.predictions
+    assert len(preds) == len(rr.dataset.table)
+    assert rr.manifest["model"]["spec"] == f"hf:{tiny_dir}"
+    assert rr.manifest["model"]["params"]["mode"] == "letters"
+    for order in ("target_first", "distractor_first"):
+        for answer, role in zip(preds[f"answer_{order}"], preds[f"role_{order}"], strict=True):
+            a, b = (float(x) for x in answer.split()[1:])
+            first, second = (
+                order.split("_")[0],
+                ("distractor" if order.startswith("t") else "target"),
+            )
+            assert role == (first if a > b else second)
+    combined = preds.apply(
+        lambda r: (
+            r["role_target_first"]
+            if r["role_target_first"] == r["role_distractor_first"]
+            else "invalid"
+        ),
+        axis=1,
+    )
+    assert (combined == preds["prediction_role"]).all()
+
+
+def test_a_flat_model_ties_every_option_and_scores_invalid(tmp_path):
+    """Zero output embeddings give a uniform next-token distribution: every request ties."""
+    model_dir = build_tiny_gpt2(tmp_path / "flat")
+    model = AutoModelForCausalLM.from_pretrained(model_dir)
+    with torch.no_grad():
+        model.get_output_embeddings().weight.zero_()
+    model.save_pretrained(model_dir)
+    rr = run("winobias-uk", f"hf:{model_dir}", n_boot=20)
+    vocab = model.config.vocab_size
+    lp = rr.predictions["answer_target_first"].iloc[0].split()[1:]
+    assert [float(x) for x in lp] == pytest.approx([-math.log(vocab)] * 2, abs=1e-4)
+    assert (rr.predictions["prediction_role"] == "invalid").all()

@@ -1,0 +1,67 @@
+"""A tiny random GPT-2 built offline: byte-level BPE trained on a few sentences, 2 layers.
+
+Small enough to build in well under a second once torch is imported, and deterministic.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SENTENCES = [
+    "Прочитайте речення і визначте, кого позначає займенник «він».",
+    "Речення: Лікар найняв секретарку, бо він мав багато пацієнтів.",
+    "A. лікар\nB. секретарка\nВідповідь (A або B): A",
+    "Відповідь (A або B): B",
+    "The doctor hired the secretary because she was busy. Answer: A or B",
+    "Кухар подякував прибиральниці, бо вона допомогла йому.",
+]
+
+CHAT_TEMPLATE = (
+    "{% for m in messages %}<|user|>{{ m['content'] }}<|end|>{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+
+def build_tiny_gpt2(
+    out: Path, *, seed: int = 0, chat: bool = False, n_positions: int = 256
+) -> Path:
+    """Write a tokenizer and a random 2-layer GPT-2 to ``out`` and return it."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from tokenizers import decoders as tk_decoders
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = tk_decoders.ByteLevel()
+    specials = ["<|endoftext|>", "<|user|>", "<|end|>", "<|assistant|>"]
+    trainer = trainers.BpeTrainer(
+        vocab_size=400,
+        special_tokens=specials,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    tok.train_from_iterator(SENTENCES, trainer=trainer)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        bos_token="<|endoftext|>",
+        eos_token="<|endoftext|>",
+        additional_special_tokens=specials[1:],
+    )
+    if chat:
+        fast.chat_template = CHAT_TEMPLATE
+    torch.manual_seed(seed)
+    config = GPT2Config(
+        vocab_size=len(fast),
+        n_positions=n_positions,
+        n_embd=32,
+        n_layer=2,
+        n_head=2,
+        bos_token_id=fast.bos_token_id,
+        eos_token_id=fast.eos_token_id,
+    )
+    model = GPT2LMHeadModel(config)
+    model.eval()
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out)
+    fast.save_pretrained(out)
+    return out
