@@ -1,6 +1,9 @@
 """Model backends. Importing this package registers every built-in backend kind."""
 
-from . import baselines  # noqa: F401  (registers baseline:*)
+from . import (
+    baselines,  # noqa: F401  (registers baseline:*)
+    hf_local,  # noqa: F401  (registers hf:PATH_OR_ID; torch loads on first use)
+)
 from .base import BACKENDS, Backend, backend, create_backend, model_label, parse_model_spec
 
 __all__ = ["BACKENDS", "Backend", "backend", "create_backend", "model_label", "parse_model_spec"]
