@@ -1,0 +1,386 @@
+"""Corpus scanning: hand-counted corpora, word boundaries, inputs, and identical counts across
+one process, several processes and Dask."""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import random
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zstandard
+
+from winoscope.errors import DatasetError
+from winoscope.occupations.lexicons import load_lexicon
+from winoscope.occupations.scan import (
+    build_spec,
+    count_block,
+    count_block_occupations,
+    plan_units,
+    read_conllu,
+    read_range,
+    read_stream,
+    scan_corpus,
+)
+
+F, M, T, N = 0, 1, 2, 3  # class columns: female, male, tie, none
+SMALL, MEDIUM, LARGE = 0, 1, 2
+
+
+@pytest.fixture(scope="module")
+def sv_spec():
+    return build_spec(load_lexicon("sv"))
+
+
+@pytest.fixture(scope="module")
+def sv_lexicon_names(tmp_path_factory):
+    """A tiny names table so the Swedish large set is known exactly."""
+    path = tmp_path_factory.mktemp("names") / "names.csv"
+    path.write_text(
+        "name,gender,persons\nInga,female,5000\nPer,male,9000\nHans,male,7000\nAnna,female,8000\n"
+        "Kim,female,3000\nKim,male,8000\nEva,female,500\n",
+        encoding="utf-8",
+    )
+    return load_lexicon("sv", names=path)
+
+
+@pytest.fixture(scope="module")
+def sv_names_spec(sv_lexicon_names):
+    return build_spec(sv_lexicon_names)
+
+
+@pytest.fixture(scope="module")
+def uk_spec():
+    return build_spec(load_lexicon("uk"))
+
+
+def occ(spec, lexicon, name):
+    return lexicon.occupations.index(name)
+
+
+# Worked out by hand (Swedish, names table above). Per line: female/male collocate tokens per
+# set (small | medium | large) and the occupations mentioned.
+SV_TEXT = """\
+Hon är läkare och hennes bror är polis.
+Han och hon träffade läkaren.
+Läkaren kom.
+Inga läkare kom, sa Inga till Per.
+Hans bror är lärare; Hans är lärare.
+Lärarnas fru kom hem. Hon var glad.
+HON KÖPTE EN HONA TILL LÄRAREN.
+Kim och Eva hälsade på Annas läkare.
+"""
+# line 1: small F2 (hon, hennes) M0 -> F; medium + bror: F2 M1 -> F; large same -> F
+# line 2: 1:1 in every set -> tie
+# line 3: no collocate -> none
+# line 4: "Inga" opening the sentence is 'no' (ignored); inside: Inga F, Per M -> large tie
+# line 5: opening "Hans" is the pronoun (small, M); "bror" medium M; inner "Hans" the name
+#         -> small M1, medium M2, large M3
+# line 6: Hon (small F), fru (medium F) -> F everywhere
+# line 7: HON (upper case) F; HONA is another word -> F everywhere
+# line 8: Kim is both genders' name (dropped), Eva below 1000 bearers, Annas = Anna's -> large F
+SV_TOTALS = [
+    [3, 1, 1, 3],  # small: F lines 1 6 7; M line 5; tie 2; none 3 4 8
+    [3, 1, 1, 3],
+    [4, 1, 2, 1],  # large: F 1 6 7 8; M 5; tie 2 4; none 3
+]
+
+
+def test_hand_counted_swedish_corpus(sv_lexicon_names, sv_names_spec):
+    c = count_block(sv_names_spec, SV_TEXT.encode())
+    assert c.lines == 8
+    assert c.totals.tolist() == SV_TOTALS
+    o = {
+        name: c.occupation[sv_lexicon_names.occupations.index(name)].tolist()
+        for name in ("läkare", "polis", "lärare")
+    }
+    # läkare: lines 1 (F), 2 (tie), 3 (none), 4 (none | none | tie), 8 (none | none | F)
+    assert o["läkare"] == [[1, 0, 1, 3], [1, 0, 1, 3], [2, 0, 2, 1]]
+    assert o["polis"] == [[1, 0, 0, 0]] * 3
+    # lärare: line 5 (M), 6 (F, as "Lärarnas"), 7 (F, as "LÄRAREN")
+    assert o["lärare"] == [[2, 1, 0, 0]] * 3
+    # collocate tokens by gender and the set that adds them
+    # female: small hon hennes hon Hon HON = 5; medium fru = 1; large Inga Annas = 2
+    # male: small Han Hans = 2; medium bror bror = 2; large Per Hans = 2
+    assert c.hits.tolist() == [[5, 1, 2], [2, 2, 2]]
+    assert c.bytes == len(SV_TEXT.encode())
+
+
+def test_occupation_only_scan_gives_the_same_occupation_counts(sv_names_spec):
+    full = count_block(sv_names_spec, SV_TEXT.encode())
+    only = count_block_occupations(sv_names_spec, SV_TEXT.encode())
+    assert np.array_equal(full.occupation, only.occupation)
+    assert np.array_equal(full.lemma, only.lemma)
+    assert not only.full and only.totals.sum() == 0
+    assert only.lines == full.lines
+
+
+@pytest.mark.parametrize(
+    ("line", "female", "male"),
+    [
+        ("hona honom", 0, 1),  # prefix of a longer word is no match
+        ("Honduras, hon.", 1, 0),
+        ("(hon)", 1, 0),
+        ("hon_x hon2", 0, 0),  # underscore and digits are word characters
+        ("mamma-hon", 1, 0),  # hyphen separates (mamma is medium; small counts hon)
+        ("«hon» — han…", 1, 1),  # non-ASCII punctuation separates
+        ("hänhon", 0, 0),  # a non-ASCII letter before the match joins it
+        ("honä", 0, 0),
+        ("Han", 0, 1),
+        ("", 0, 0),
+    ],
+)
+def test_word_boundaries_on_raw_bytes(sv_spec, line, female, male):
+    c = count_block(sv_spec, (line + "\n").encode())
+    assert c.hits[:, SMALL].tolist() == [female, male]
+
+
+def test_ukrainian_apostrophes_and_quotes(uk_spec):
+    lines = [
+        "Дар'я прийшла.",  # ASCII apostrophe
+        "Дар’я прийшла.",  # right single quotation mark
+        "Дарʼя прийшла.",  # modifier letter apostrophe
+        "з'її",  # apostrophe between letters: її is inside a word
+        "'її' — сказав він.",  # quotes: її is a word; він too
+        "«Вона» прийшла до лікарки.",
+    ]
+    c = count_block(uk_spec, ("\n".join(lines) + "\n").encode())
+    # female: 3 x Дарʼя (large), її and Вона (small); male: він (small)
+    assert c.hits.tolist() == [[2, 0, 3], [1, 0, 0]]
+    assert c.totals[SMALL].tolist() == [1, 0, 1, 4]  # line 6 F; line 5 tie; others none
+    assert c.totals[LARGE].tolist() == [4, 0, 1, 1]
+    lx = load_lexicon("uk")
+    assert c.occupation[lx.occupations.index("лікар")].tolist() == [[1, 0, 0, 0]] * 3
+    lem = c.lemma[lx.lemmas.index(("лікар", "лікарка"))]
+    assert lem.tolist() == [[1, 0, 0, 0]] * 3
+
+
+def test_ukrainian_shared_form_votes_for_neither(uk_spec):
+    # "Олександра" is a woman's name and the genitive of "Олександр": it is dropped
+    c = count_block(uk_spec, "Ми бачили Олександра.\nОлександрою.\nОлександром.\n".encode())
+    assert c.hits[:, LARGE].tolist() == [1, 1]
+    assert c.totals[LARGE].tolist() == [1, 1, 0, 1]
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _lines_file(tmp_path: Path, n: int, *, trailing_newline: bool = True, seed: int = 0) -> Path:
+    rng = random.Random(seed)
+    words = ["hon", "han", "läkare", "polis", "och", "är", "Inga", "lärarna", "x" * 50]
+    lines = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 12))) for _ in range(n)]
+    text = "\n".join(lines) + ("\n" if trailing_newline else "")
+    path = tmp_path / "corpus.txt"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("trailing", [True, False])
+def test_byte_ranges_read_every_line_exactly_once(tmp_path, trailing):
+    path = _lines_file(tmp_path, 500, trailing_newline=trailing)
+    data = path.read_bytes()
+    expected = data if trailing else data + b"\n"
+    rng = random.Random(1)
+    for _ in range(20):
+        cuts = sorted({0, len(data), *(rng.randrange(len(data)) for _ in range(rng.randint(1, 9)))})
+        block = rng.choice([7, 64, 1000, 1 << 20])
+        got = b"".join(
+            b for a, z in itertools.pairwise(cuts) for b in read_range(str(path), a, z, block)
+        )
+        assert got == expected
+        pieces = [list(read_range(str(path), a, z, block)) for a, z in itertools.pairwise(cuts)]
+        assert all(b.endswith(b"\n") for p in pieces for b in p)
+
+
+def test_plan_units_cuts_plain_files_and_keeps_streams_whole(tmp_path):
+    path = _lines_file(tmp_path, 50)
+    gz = tmp_path / "c.txt.gz"
+    gz.write_bytes(gzip.compress(path.read_bytes()))
+    units = plan_units([path, gz], pieces=4, min_range=10)
+    ranges = [u for u in units if u.is_range]
+    assert len(ranges) == 4 and ranges[0].start == 0 and ranges[-1].end == path.stat().st_size
+    assert all(a.end == b.start for a, b in itertools.pairwise(ranges))
+    assert [u.path for u in units if not u.is_range] == [str(gz)]
+    with pytest.raises(DatasetError, match="no such corpus file"):
+        plan_units([tmp_path / "missing.txt"])
+    with pytest.raises(DatasetError, match="directory"):
+        plan_units([tmp_path])
+
+
+def test_compressed_inputs_stream_the_same_lines(tmp_path):
+    path = _lines_file(tmp_path, 3000)
+    data = path.read_bytes()
+    gz = tmp_path / "c.txt.gz"
+    gz.write_bytes(gzip.compress(data))
+    zst = tmp_path / "c.txt.zst"
+    zst.write_bytes(zstandard.ZstdCompressor().compress(data))
+    for p in (gz, zst):
+        blocks = list(read_stream(str(p), block_size=1000))
+        assert b"".join(blocks) == data
+        assert all(b.endswith(b"\n") for b in blocks)
+    broken = tmp_path / "broken.txt.gz"
+    broken.write_bytes(b"not gzip at all")
+    with pytest.raises(DatasetError, match=r"broken\.txt\.gz"):
+        list(read_stream(str(broken)))
+
+
+CONLLU = """\
+# sent_id = 1
+# text = Läkaren, hon kom.
+1\tLäkaren\tläkare\tNOUN\t_\t_\t3\tnsubj\t_\tSpaceAfter=No
+2\t,\t,\tPUNCT\t_\t_\t1\tpunct\t_\t_
+3\thon\thon\tPRON\t_\t_\t0\troot\t_\t_
+4\tkom\tkomma\tVERB\t_\t_\t3\tconj\t_\tSpaceAfter=No
+5\t.\t.\tPUNCT\t_\t_\t3\tpunct\t_\t_
+
+# sent_id = 2
+1-2\tHenne\t_\t_\t_\t_\t_\t_\t_\t_
+1\tHen\thenne\tPRON\t_\t_\t0\troot\t_\t_
+2\tne\tx\tPART\t_\t_\t1\tdep\t_\t_
+2.1\tghost\tghost\tX\t_\t_\t_\t_\t_\t_
+3\tpoliserna\tpolis\tNOUN\t_\t_\t1\tobj\t_\t_
+
+"""
+
+
+def test_conllu_text_form_and_lemma_lines(tmp_path, sv_spec):
+    path = tmp_path / "c.conllu"
+    path.write_text(CONLLU, encoding="utf-8")
+    assert (
+        b"".join(read_conllu(str(path), "text")) == "Läkaren, hon kom.\nHenne poliserna\n".encode()
+    )
+    assert (
+        b"".join(read_conllu(str(path), "form"))
+        == "Läkaren , hon kom .\nHenne poliserna\n".encode()
+    )
+    assert (
+        b"".join(read_conllu(str(path), "lemma"))
+        == "läkare , hon komma .\nhenne x polis\n".encode()
+    )
+    lx = load_lexicon("sv")
+    text = scan_corpus(sv_spec, [path], conllu="text")
+    lemma = scan_corpus(sv_spec, [path], conllu="lemma")
+    assert text.lines == lemma.lines == 2
+    assert text.totals[SMALL].tolist() == [2, 0, 0, 0]  # hon; Henne
+    assert text.occupation[lx.occupations.index("polis")].tolist() == [[1, 0, 0, 0]] * 3
+    assert lemma.occupation[lx.occupations.index("läkare")].tolist() == [[1, 0, 0, 0]] * 3
+
+
+def test_conllu_errors_name_the_line(tmp_path, sv_spec):
+    path = tmp_path / "bad.conllu"
+    path.write_text("# text = x\n1\tx\tx\tNOUN\n", encoding="utf-8")
+    with pytest.raises(DatasetError) as err:
+        scan_corpus(sv_spec, [path])
+    assert err.value.row == 2 and err.value.file == str(path)
+    with pytest.raises(DatasetError, match="CoNLL-U field"):
+        scan_corpus(sv_spec, [path], conllu="upos")
+
+
+# --------------------------------------------------------------------------- parallel
+
+
+@pytest.fixture(scope="module")
+def mixed_corpus(tmp_path_factory, sv_lexicon_names):
+    """Plain, gzip and zstd files whose lines mix every case above, about 1.5 MB in all."""
+    tmp = tmp_path_factory.mktemp("corpus")
+    lines = SV_TEXT.splitlines()
+    rng = random.Random(7)
+    body = "\n".join(rng.choice(lines) for _ in range(30000)) + "\n"
+    plain = tmp / "a.txt"
+    plain.write_text(body, encoding="utf-8")
+    gz = tmp / "b.txt.gz"
+    gz.write_bytes(gzip.compress(body[: len(body) // 3].encode()))
+    zst = tmp / "c.txt.zst"
+    zst.write_bytes(zstandard.ZstdCompressor().compress(body[len(body) // 2 :].encode()))
+    return [plain, gz, zst]
+
+
+def test_counts_add_up_over_pieces(mixed_corpus, sv_names_spec):
+    one = scan_corpus(sv_names_spec, mixed_corpus[:1])
+    by_line = count_block(sv_names_spec, mixed_corpus[0].read_bytes())
+    assert one.equals(by_line)
+    # the hand-counted text repeated: totals are the sum over its lines
+    assert one.lines == 30000
+
+
+def test_identical_counts_single_multi_process(mixed_corpus, sv_names_spec):
+    single = scan_corpus(sv_names_spec, mixed_corpus, workers=1)
+    multi = scan_corpus(
+        sv_names_spec, mixed_corpus, workers=2, block_size=50_000, pieces_per_worker=7
+    )
+    assert single.equals(multi)
+    assert single.totals.sum() == single.lines * 3
+    occ_only = scan_corpus(
+        sv_names_spec, mixed_corpus, workers=2, mode="occupations", block_size=50_000
+    )
+    assert np.array_equal(single.occupation, occ_only.occupation)
+
+
+@pytest.mark.slow
+def test_identical_counts_with_dask_local(mixed_corpus, sv_names_spec):
+    pytest.importorskip("distributed")
+    single = scan_corpus(sv_names_spec, mixed_corpus, workers=1)
+    dask = scan_corpus(sv_names_spec, mixed_corpus, workers=2, dask="local", block_size=50_000)
+    assert single.equals(dask)
+
+
+# --------------------------------------------------------------------------- real corpora
+
+_TOKEN = re.compile(r"\w+(?:['’ʼ]\w+)*")
+
+
+def reference_counts(
+    lexicon, sentences: list[str], max_set: int
+) -> tuple[list[int], dict[str, list[int]]]:
+    """Independent count with a Python tokeniser and dictionary lookups (sets up to medium, whose
+    forms are single words): classes per set and per occupation for set ``max_set``."""
+    col = lexicon.forms[lexicon.forms["kind"] == "collocate"]
+    col = col[col["set"].isin(["small", "medium"][: max_set + 1])]
+    gender_of = {}
+    for form, gender in zip(col["form"], col["gender"], strict=True):
+        for v in (form.lower(), form[:1].upper() + form[1:].lower(), form.upper()):
+            gender_of[v] = gender
+    occ = lexicon.forms[lexicon.forms["kind"] == "occupation"]
+    occ_of = {}
+    for form, key in zip(occ["form"], occ["key"], strict=True):
+        for v in (form.lower(), form[:1].upper() + form[1:].lower(), form.upper()):
+            occ_of[v] = key
+    totals = [0, 0, 0, 0]
+    per_occ: dict[str, list[int]] = {}
+    for s in sentences:
+        tokens = [t.replace("'", "ʼ").replace("’", "ʼ") for t in _TOKEN.findall(s)]
+        f = sum(gender_of.get(t) == "female" for t in tokens)
+        m = sum(gender_of.get(t) == "male" for t in tokens)
+        cls = F if f > m else M if m > f else T if f else N
+        totals[cls] += 1
+        for key in {occ_of[t] for t in tokens if t in occ_of}:
+            per_occ.setdefault(key, [0, 0, 0, 0])[cls] += 1
+    return totals, per_occ
+
+
+@pytest.mark.parametrize(("lang", "treebank"), [("sv", "sv_talbanken"), ("uk", "uk_iu")])
+def test_ud_treebanks_match_an_independent_count(shared_data, lang, treebank):
+    files = sorted((shared_data / "corpora").glob(f"*{treebank}*.conllu"))
+    assert len(files) == 2
+    lexicon = load_lexicon(lang)
+    spec = build_spec(lexicon)
+    counts = scan_corpus(spec, files)
+    sentences = [
+        b.decode() for f in files for block in read_conllu(str(f)) for b in block.splitlines()
+    ]
+    assert counts.lines == len(sentences) == {"sv": 1723, "uk": 1571}[lang]
+    for k in (SMALL, MEDIUM):
+        totals, per_occ = reference_counts(lexicon, sentences, k)
+        if lang == "sv":
+            # "Hans" inside a sentence is a name, not the pronoun: the reference cannot tell
+            hans = [s for s in sentences if re.search(r"\S.*\bHans\b", s)]
+            assert not hans
+        assert counts.totals[k].tolist() == totals
+        for key, row in per_occ.items():
+            assert counts.occupation[lexicon.occupations.index(key), k].tolist() == row, key
+        seen = {lexicon.occupations[i] for i in np.flatnonzero(counts.occupation[:, k].sum(axis=1))}
+        assert seen == set(per_occ)
+    assert counts.totals[SMALL, F] + counts.totals[SMALL, M] > 70
