@@ -288,3 +288,62 @@ def test_dataset_and_model_text_is_escaped(tmp_path: Path) -> None:
     assert first["prediction_role"] == "invalid"  # invalid answers are listed first
     assert first["sentence_uk"].startswith(SCRIPT)
     assert first["answer_target_first"].startswith(SCRIPT)
+
+
+def test_group_points_read_groups_from_names_and_from_strata() -> None:
+    from winoscope.report.plots import CONDITION_TOKENS, GENDER_TOKENS, group_points
+
+    winopron_like = _metrics(
+        [
+            ("accuracy", "single", "all", 0.9),
+            ("accuracy", "single", "male", 0.8),
+            ("accuracy", "single", "nominative/female", 0.7),
+            ("pair_consistency", "single", "male", 0.5),  # not an accuracy: left out
+            ("male_accuracy", "macro", "macro", 0.6),
+            ("gender_gap", "macro", "macro", 0.1),  # a difference: left out
+        ]
+    )
+    pts = group_points(winopron_like, GENDER_TOKENS)
+    got = list(zip(pts["x"], pts["series"], pts["value"], strict=True))
+    assert got == [
+        ("single", "male", 0.8),
+        ("single/nominative", "female", 0.7),
+        ("macro avg", "male", 0.6),
+    ]
+    coref_like = _metrics(
+        [
+            ("conll_f1_pro", "macro", "macro", 0.7),
+            ("conll_f1_anti", "macro", "macro", 0.5),
+            ("link_accuracy_pro", "macro", "macro", 0.9),
+            ("link_accuracy_anti", "macro", "macro", 0.6),
+            ("conll_f1_pro", "test", "type1", 0.71),  # several measures: macro only
+            ("conll_f1_pro_minus_anti", "macro", "macro", 0.2),
+        ]
+    )
+    pts = group_points(coref_like, CONDITION_TOKENS)
+    assert list(zip(pts["x"], pts["series"], strict=True)) == [
+        ("conll f1", "pro"),
+        ("link accuracy", "pro"),
+        ("conll f1", "anti"),
+        ("link accuracy", "anti"),
+    ]
+    assert signed_gap_metrics(coref_like["metric"].tolist()) == ["conll_f1_pro_minus_anti"]
+
+
+def test_many_strata_put_strata_on_rows() -> None:
+    from winoscope.report.tables import metric_tables
+
+    rows = [("accuracy", "single", f"case{i}", i / 20) for i in range(10)]
+    rows += [("gender_gap", "single", "case0", -0.3), ("accuracy", "macro", "macro", 0.2)]
+    tables = metric_tables(_metrics(rows))
+    assert [t for t, _ in tables] == ["Macro averages", "By stratum"]
+    by_stratum = tables[1][1]
+    assert by_stratum.corner == "stratum" and by_stratum.labels == ["accuracy", "gender_gap"]
+    assert [r[0] for r in by_stratum.rows] == [f"single/case{i}" for i in range(10)]
+    first = by_stratum.rows[0][1]
+    assert first[0].text == "0.000" and first[1].text == "-0.300"
+    assert first[1].direction == "neg"  # [-0.4, -0.2] excludes zero, and it is signed
+    assert first[0].direction == ""  # accuracy is not a signed difference
+    assert by_stratum.rows[1][1][1] is None
+    few = metric_tables(_metrics(rows[:3]))
+    assert len(few) == 1 and few[0][1].corner == "metric"

@@ -142,10 +142,13 @@ def _cells(
 ) -> tuple[list[str], list[tuple[str, bool, dict[str, Cell]]]]:
     cols = task_metrics(macro, task)
     sub = macro[macro["task"] == task]
+    gaps = set(signed_gap_metrics(list(sub["metric"].astype(str))))
     rows = []
     for model, g in sub.groupby("model", sort=False):
         cells = {
-            str(r.metric): Cell(float(r.value), float(r.ci_low), float(r.ci_high), int(r.n))
+            str(r.metric): Cell(
+                float(r.value), float(r.ci_low), float(r.ci_high), int(r.n), str(r.metric) in gaps
+            )
             for r in g.itertuples(index=False)
         }
         rows.append((str(model), bool(g["flagged"].any()), cells))

@@ -17,7 +17,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from .._version import __version__
 from .plots import SavedFigure, run_figures, save_figure
-from .tables import headline_metrics, macro_cells, records_table, wide_table
+from .tables import headline_metrics, macro_cells, metric_tables, records_table
 
 if TYPE_CHECKING:
     from ..runner import RunResult
@@ -98,7 +98,7 @@ def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
             src=man["dataset"].get("source", {}),
             task=rr.task,
             headline=headline,
-            table=wide_table(metrics) if not metrics.empty else None,
+            tables=metric_tables(metrics),
             figures=figures,
             count_cols=count_cols,
             count_rows=count_rows,

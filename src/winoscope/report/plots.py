@@ -94,13 +94,30 @@ class SavedFigure:
     png_path: Path
     svg_path: Path
 
+    @property
+    def pixels(self) -> tuple[int, int]:
+        """(width, height) of the PNG, read from its IHDR chunk."""
+        return (
+            int.from_bytes(self.png[16:20], "big"),
+            int.from_bytes(self.png[20:24], "big"),
+        )
+
+    @property
+    def css_width(self) -> int:
+        """Display width in CSS pixels: the figure's size in inches at 96 px per inch."""
+        return round(self.pixels[0] * 96 / DPI)
+
 
 def tokens(metric: str) -> list[str]:
     return metric.lower().split("_")
 
 
+MEASURE_TOKENS = ("accuracy", "f1")
+DIFFERENCE_TOKENS = ("gap", "minus", "difference", "diff")
+
+
 def metrics_naming(metrics: Sequence[str], group: Sequence[str]) -> list[str]:
-    """Accuracy metrics naming one of ``group``'s tokens, in the group's order.
+    """Accuracy / F1 metrics naming one of ``group``'s tokens, in the group's order.
 
     >>> metrics_naming(["overall_accuracy", "anti_accuracy", "pro_accuracy"], ("pro", "anti"))
     ['pro_accuracy', 'anti_accuracy']
@@ -108,21 +125,104 @@ def metrics_naming(metrics: Sequence[str], group: Sequence[str]) -> list[str]:
     found: list[tuple[int, str]] = []
     for m in dict.fromkeys(metrics):
         toks = tokens(m)
-        if "accuracy" not in toks or "control" in toks:
+        if not set(MEASURE_TOKENS) & set(toks) or {"control", *DIFFERENCE_TOKENS} & set(toks):
             continue
         hits = [group.index(t) for t in toks if t in group]
-        if hits:
-            found.append((min(hits), m))
+        if len(hits) == 1:
+            found.append((hits[0], m))
     return [m for _, m in sorted(found)]
 
 
 def signed_gap_metrics(metrics: Sequence[str]) -> list[str]:
-    """``signed_bias_gap``, ``male_female_gap`` ...: names holding ``gap`` but not ``absolute``."""
+    """``signed_bias_gap``, ``gender_gap``, ``conll_f1_pro_minus_anti`` ...: differences that
+    keep their sign (names holding ``gap`` or ``minus``, but not ``absolute``)."""
     return [
         m
         for m in dict.fromkeys(metrics)
-        if "gap" in tokens(m) and not ({"absolute", "abs"} & set(tokens(m)))
+        if {"gap", "minus"} & set(tokens(m)) and not ({"absolute", "abs"} & set(tokens(m)))
     ]
+
+
+GAP_MEANINGS = {
+    "signed_bias_gap": "pro − anti accuracy",
+    "gender_gap": "female − male accuracy",
+}
+
+
+def gap_meaning(metric: str) -> str:
+    """What a signed gap subtracts, for axis labels.
+
+    >>> gap_meaning("conll_f1_pro_minus_anti")
+    'conll f1 pro − anti'
+    """
+    if metric in GAP_MEANINGS:
+        return GAP_MEANINGS[metric]
+    if "minus" in tokens(metric):
+        return metric.replace("_minus_", " − ").replace("_", " ")
+    return metric.replace("_", " ")
+
+
+def group_points(metrics: pd.DataFrame, group: Sequence[str]) -> pd.DataFrame:
+    """Points for a by-group plot: columns ``x, series, value, ci_low, ci_high, macro``.
+
+    A group member is found in the metric name (``pro_accuracy``, ``conll_f1_anti``,
+    ``male_accuracy``) or, for accuracy metrics, as the last part of the stratum's ``type``
+    (WinoPron-UK reports ``accuracy`` with ``type == "nominative/male"``). The x position is the
+    stratum, prefixed by the measure when several measures are present (then only macro rows,
+    or the only stratum, are used to keep the plot readable).
+    """
+    rows = []
+    for r in metrics.itertuples(index=False):
+        toks = tokens(str(r.metric))
+        if {"control", "absolute", *DIFFERENCE_TOKENS} & set(toks):
+            continue
+        if not set(MEASURE_TOKENS) & set(toks):
+            continue
+        hits = [t for t in toks if t in group]
+        split, typ = str(r.split), str(r.type)
+        if len(hits) == 1:
+            series = hits[0]
+            base = "_".join(t for t in toks if t != series)
+            where = stratum_label(split, typ)
+        else:
+            parts = typ.split("/")
+            if hits or parts[-1] not in group or "accuracy" not in toks:
+                continue
+            series = parts[-1]
+            base = str(r.metric)
+            prefix = "/".join(parts[:-1])
+            where = split if prefix in ("", "all") else f"{split}/{prefix}"
+        rows.append(
+            {
+                "base": base,
+                "where": where,
+                "series": series,
+                "value": float(r.value),
+                "ci_low": float(r.ci_low),
+                "ci_high": float(r.ci_high),
+                "macro": split == "macro",
+            }
+        )
+    points = pd.DataFrame(
+        rows, columns=["base", "where", "series", "value", "ci_low", "ci_high", "macro"]
+    )
+    points = points[points["value"].notna()]
+    if points["base"].nunique() > 1:
+        keep = points["macro"] | (points.groupby("base")["where"].transform("nunique") == 1)
+        points = points[keep]
+        points = points.assign(
+            x=[
+                b.replace("_", " ") + ("" if m else f" · {w}")
+                for b, w, m in zip(points["base"], points["where"], points["macro"], strict=True)
+            ]
+        )
+    else:
+        points = points.assign(x=points["where"])
+    order = {g: i for i, g in enumerate(group)}
+    points = points.assign(_o=points["series"].map(order)).sort_values(
+        ["macro", "_o"], kind="stable"
+    )
+    return points.drop(columns=["_o"]).reset_index(drop=True)
 
 
 def strata(metrics: pd.DataFrame) -> list[tuple[str, str]]:
@@ -159,35 +259,47 @@ def _lookup(metrics: pd.DataFrame) -> dict[tuple[str, str, str], tuple[float, fl
     }
 
 
-def accuracy_figure(metrics: pd.DataFrame, names: Sequence[str], title: str) -> Figure:
-    """Dots with 95% intervals: one colour per metric, strata along the x axis."""
-    look = _lookup(metrics)
-    keys = strata(metrics)
-    fig, ax = plt.subplots(figsize=(max(4.5, 1.1 * len(keys) + 2.5), 3.2), dpi=DPI)
-    width = 0.7 / max(len(names), 1)
-    x = np.arange(len(keys))
-    for i, name in enumerate(names):
-        vals = np.array([look.get((name, s, t), (np.nan,) * 3) for s, t in keys], dtype=float)
-        offset = (i - (len(names) - 1) / 2) * width
-        colour = GENDER_COLOURS.get(tokens(name)[0], PALETTE[i % len(PALETTE)])
+def group_figure(points: pd.DataFrame, title: str) -> Figure:
+    """Dots with 95% intervals: one colour per group member, strata (or measures) along x.
+
+    Macro averages come last on a shaded background; the dotted line marks 0.5.
+    """
+    xs = list(dict.fromkeys(points["x"]))
+    series = list(dict.fromkeys(points["series"]))
+    fig, ax = plt.subplots(
+        figsize=(min(11.0, max(4.8, 0.35 * len(xs) * len(series) + 2.2)), 3.4), dpi=DPI
+    )
+    width = 0.72 / max(len(series), 1)
+    pos = {x: i for i, x in enumerate(xs)}
+    for i, name in enumerate(series):
+        sub = points[points["series"] == name]
+        offset = (i - (len(series) - 1) / 2) * width
         ax.errorbar(
-            x + offset,
-            vals[:, 0],
-            yerr=_err(vals[:, 0], vals[:, 1], vals[:, 2]),
-            fmt="o",
+            np.array([pos[x] for x in sub["x"]]) + offset,
+            sub["value"],
+            yerr=_err(sub["value"].to_numpy(), sub["ci_low"].to_numpy(), sub["ci_high"].to_numpy()),
+            fmt=GENDER_MARKERS.get(name, "o"),
             ms=6,
             capsize=3,
-            color=colour,
-            label=name.replace("_", " "),
+            color=GENDER_COLOURS.get(name, PALETTE[i % len(PALETTE)]),
+            label=name,
         )
-    if keys and keys[-1][0] == "macro":
-        ax.axvspan(len(keys) - 1.5, len(keys) - 0.5, color="#f0f0f0", zorder=-1)
-    ax.set_xticks(x, [stratum_label(s, t) for s, t in keys], rotation=20, ha="right")
+    macro = sorted(pos[x] for x in points.loc[points["macro"], "x"])
+    if macro:
+        ax.axvspan(macro[0] - 0.5, macro[-1] + 0.5, color="#f0f0f0", zorder=-1)
+    ax.set_xticks(
+        range(len(xs)),
+        xs,
+        rotation=25 if len(xs) > 3 else 0,
+        ha="right" if len(xs) > 3 else "center",
+    )
+    ax.set_xlim(-0.6, len(xs) - 0.4)
     ax.set_ylim(-0.03, 1.03)
-    ax.set_ylabel("accuracy (95% CI)")
+    measures = {str(b).replace("_", " ") for b in points["base"]}
+    ax.set_ylabel((measures.pop() if len(measures) == 1 else "score") + " (95% CI)")
     ax.axhline(0.5, color=GREY, lw=0.8, ls=":", zorder=0)
     ax.set_title(title)
-    ax.legend(frameon=False, fontsize=8, loc="best")
+    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     return fig
@@ -197,7 +309,12 @@ def gap_figure(metrics: pd.DataFrame, names: Sequence[str]) -> Figure:
     """Horizontal forest of signed gaps per stratum; filled dots: the interval excludes 0."""
     look = _lookup(metrics)
     keys = strata(metrics)
-    rows = [(n, s, t) for n in names for s, t in keys if (n, s, t) in look]
+    rows = [
+        (n, s, t)
+        for n in names
+        for s, t in keys
+        if (n, s, t) in look and not np.isnan(look[(n, s, t)][0])
+    ]
     fig, ax = plt.subplots(figsize=(6.0, 0.8 + 0.32 * max(len(rows), 1)), dpi=DPI)
     _forest(
         ax,
@@ -208,7 +325,7 @@ def gap_figure(metrics: pd.DataFrame, names: Sequence[str]) -> Figure:
         values=np.array([look[r] for r in rows], dtype=float).reshape(-1, 3),
         emphasise=[s == "macro" for _, s, _ in rows],
     )
-    ax.set_xlabel("signed gap (95% CI); positive = more accurate on the first-named group")
+    ax.set_xlabel(" · ".join(gap_meaning(n) for n in names) + " (95% CI)")
     ax.set_title("Signed gap by stratum")
     fig.tight_layout()
     return fig
@@ -372,26 +489,26 @@ def run_figures(metrics: pd.DataFrame, predictions: pd.DataFrame | None) -> list
     """The figures a run report shows, chosen by which metrics and columns exist."""
     names = list(metrics["metric"].astype(str)) if not metrics.empty else []
     out: list[ReportFigure] = []
-    condition = metrics_naming(names, CONDITION_TOKENS)
-    if condition:
+    condition = group_points(metrics, CONDITION_TOKENS)
+    if not condition.empty:
         out.append(
             ReportFigure(
                 "accuracy_by_condition",
-                "Pro- vs anti-stereotypical accuracy",
-                "Accuracy on pro- and anti-stereotypical rows per stratum and macro-averaged "
-                "(shaded), with 95% bootstrap intervals over source items. The dotted line is chance.",
-                accuracy_figure(metrics, condition, "Accuracy by condition"),
+                "Pro- vs anti-stereotypical scores",
+                "Scores on pro- and anti-stereotypical items per stratum and macro-averaged "
+                "(shaded), with 95% bootstrap intervals over source items. The dotted line marks 0.5.",
+                group_figure(condition, "Pro- vs anti-stereotypical"),
             )
         )
-    gendered = metrics_naming(names, GENDER_TOKENS)
-    if gendered:
+    gendered = group_points(metrics, GENDER_TOKENS)
+    if not gendered.empty:
         out.append(
             ReportFigure(
                 "accuracy_by_gender",
-                "Accuracy by pronoun gender",
-                "Accuracy per pronoun gender, per stratum and macro-averaged (shaded), with 95% "
+                "Scores by pronoun gender",
+                "Scores per pronoun gender, per stratum and macro-averaged (shaded), with 95% "
                 "bootstrap intervals.",
-                accuracy_figure(metrics, gendered, "Accuracy by pronoun gender"),
+                group_figure(gendered, "By pronoun gender"),
             )
         )
     gaps = signed_gap_metrics(names)

@@ -38,6 +38,7 @@ class Cell:
     ci_low: float
     ci_high: float
     n: int
+    signed: bool = False  # a signed difference: colour it when the interval excludes zero
 
     @property
     def missing(self) -> bool:
@@ -58,28 +59,70 @@ class Cell:
             return False
         return self.ci_low > 0 or self.ci_high < 0
 
+    @property
+    def direction(self) -> str:
+        """``pos`` / ``neg`` for a signed cell whose interval excludes zero, else ``""``."""
+        if not self.signed or not self.excludes_zero:
+            return ""
+        return "pos" if self.value > 0 else "neg"
+
 
 @dataclass(frozen=True)
 class WideTable:
-    """Metrics as rows, strata as columns, macro first."""
+    """A grid of cells: metrics as rows and strata as columns (macro first), or transposed."""
 
-    strata: list[tuple[str, str]]
+    corner: str
     labels: list[str]
     rows: list[tuple[str, list[Cell | None]]]
+    macro_column: int | None = None
 
 
-def wide_table(metrics: pd.DataFrame) -> WideTable:
+def wide_table(metrics: pd.DataFrame, transpose: bool | None = None) -> WideTable:
+    """Metrics x strata. ``transpose=None`` puts strata on rows when there are many (more than
+    eight and more than metrics), so the page stays readable without sideways scrolling."""
     keys = strata(metrics)
     keys = [k for k in keys if k[0] == "macro"] + [k for k in keys if k[0] != "macro"]
+    gaps = set(signed_gap_metrics(list(metrics["metric"].astype(str))))
     cells: dict[tuple[str, str, str], Cell] = {
         (str(r.metric), str(r.split), str(r.type)): Cell(
-            float(r.value), float(r.ci_low), float(r.ci_high), int(r.n)
+            float(r.value), float(r.ci_low), float(r.ci_high), int(r.n), str(r.metric) in gaps
         )
         for r in metrics.itertuples(index=False)
     }
     names = list(dict.fromkeys(metrics["metric"].astype(str)))
+    labels = [stratum_label(s, t) for s, t in keys]
+    if transpose is None:
+        transpose = len(keys) > 8 and len(keys) > len(names)
+    if transpose:
+        rows = [
+            (lab, [cells.get((m, s, t)) for m in names])
+            for lab, (s, t) in zip(labels, keys, strict=True)
+        ]
+        return WideTable("stratum", names, [(lab, cs) for lab, cs in rows if any(cs)])
     rows = [(m, [cells.get((m, s, t)) for s, t in keys]) for m in names]
-    return WideTable(keys, [stratum_label(s, t) for s, t in keys], rows)
+    has_macro = bool(keys) and keys[0][0] == "macro"
+    return WideTable("metric", labels, rows, 0 if has_macro else None)
+
+
+def metric_tables(metrics: pd.DataFrame) -> list[tuple[str, WideTable]]:
+    """The tables a report shows: one metrics x strata grid, or, with many strata, the macro
+    averages followed by a strata x metrics grid.
+
+    >>> [t for t, _ in metric_tables(pd.DataFrame(columns=METRIC_COLUMNS))]
+    []
+    """
+    if metrics.empty:
+        return []
+    keys = strata(metrics)
+    names = list(dict.fromkeys(metrics["metric"].astype(str)))
+    if not (len(keys) > 8 and len(keys) > len(names)):
+        return [("", wide_table(metrics, transpose=False))]
+    is_macro = metrics["split"].astype(str) == "macro"
+    out = []
+    if bool(is_macro.any()):
+        out.append(("Macro averages", wide_table(metrics[is_macro], transpose=False)))
+    out.append(("By stratum", wide_table(metrics[~is_macro], transpose=True)))
+    return out
 
 
 def headline_metrics(names: Sequence[str], limit: int = 6) -> list[str]:
@@ -107,8 +150,11 @@ def macro_cells(metrics: pd.DataFrame) -> dict[str, Cell]:
         if len(keys) != 1:
             return {}
         macro = metrics
+    gaps = set(signed_gap_metrics(list(macro["metric"].astype(str))))
     return {
-        str(r.metric): Cell(float(r.value), float(r.ci_low), float(r.ci_high), int(r.n))
+        str(r.metric): Cell(
+            float(r.value), float(r.ci_low), float(r.ci_high), int(r.n), str(r.metric) in gaps
+        )
         for r in macro.itertuples(index=False)
     }
 

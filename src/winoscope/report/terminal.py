@@ -11,9 +11,7 @@ from .tables import Cell, headline_metrics, macro_cells, wide_table
 
 
 def _value_text(name: str, cell: Cell) -> Text:
-    style = ""
-    if "gap" in name and "absolute" not in name and cell.excludes_zero:
-        style = "bold red" if cell.value > 0 else "bold blue"
+    style = {"pos": "bold red", "neg": "bold blue"}.get(cell.direction, "")
     return Text(cell.text, style=style)
 
 
