@@ -75,9 +75,10 @@ class Response:
 
     ``text`` is free text (generation); ``choice`` is an option label chosen directly (baselines,
     log-likelihood scoring); ``option_logprobs`` holds one log-probability per option in the
-    request's option order when the backend scores options. ``error`` is set, and the others are
-    empty, when the request failed after retries: an error is reported, never scored as a wrong
-    answer.
+    request's option order when the backend scores options. ``clusters`` holds a coreference
+    resolver's entities as character spans ``(start, end)`` of the request's prompt. ``error``
+    is set, and the others are empty, when the request failed after retries: an error is
+    reported, never scored as a wrong answer.
     """
 
     request_id: str
@@ -86,6 +87,7 @@ class Response:
     text: str | None = None
     choice: str | None = None
     option_logprobs: tuple[float, ...] | None = None
+    clusters: tuple[tuple[tuple[int, int], ...], ...] | None = None
     error: str | None = None
     cached: bool = False
     latency_s: float | None = None

@@ -1,6 +1,7 @@
 """Tasks. Importing this package registers every built-in task."""
 
 from . import (
+    coref,  # noqa: F401  (registers winobias-uk/coref, winobias-en/coref)
     swewinogender,  # noqa: F401  (registers swewinogender/nli, swewinogender/resolution)
     winobias_uk,  # noqa: F401  (registers winobias-uk)
     winopron_uk,  # noqa: F401  (registers winopron-uk)

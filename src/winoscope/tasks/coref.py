@@ -1,0 +1,289 @@
+"""Resolver-protocol tasks: ``winobias-uk/coref`` and ``winobias-en/coref``.
+
+A resolver reads each clean sentence and returns clusters; ``--model file:PATH`` reads a
+resolver's saved output (jsonlines or CoNLL-2012), and every ``baseline:*`` acts as a
+transparent reference resolver by linking the pronoun to the mention it picks. Scores are the
+CoNLL metrics by subset, as the WinoBias paper reports F1 on the pro- and anti-stereotypical
+sentences and their difference, plus the per-sentence pronoun-link accuracy. Forced-choice
+accuracy and coreference F1 are different protocols and are reported under different tasks.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from ..datasets import winobias_en_conll as en_data
+from ..datasets import winobias_uk as uk_data
+from ..datasets.base import Dataset
+from ..errors import DatasetError
+from ..protocols import coref
+from ..protocols.forced_choice import PromptTemplate
+from ..records import Request, Response
+from ..scoring.base import ScoreResult
+from .base import Task, task
+from .winobias_uk import choice_rows
+
+# The resolver sees the clean sentence only; the template records that in the manifest.
+RESOLVER_INPUT = PromptTemplate(
+    "{sentence}", name="resolver-input", allowed=frozenset({"sentence"})
+)
+
+WINOBIAS_SUBSETS = (
+    coref.Subset(
+        "pro",
+        lambda t: (
+            (t["score_group"].astype(str) == "primary_balanced")
+            & (t["condition"].astype(str) == "pro")
+        ),
+    ),
+    coref.Subset(
+        "anti",
+        lambda t: (
+            (t["score_group"].astype(str) == "primary_balanced")
+            & (t["condition"].astype(str) == "anti")
+        ),
+    ),
+)
+UK_CONTROLS = (
+    coref.Subset(
+        "agreement_control", lambda t: t["score_group"].astype(str) == "agreement_control"
+    ),
+    coref.Subset("cross_control", lambda t: t["score_group"].astype(str) == "cross_control"),
+)
+GAP = ("conll_f1_pro_minus_anti", "pro", "anti")
+COREF_METRICS = (
+    "conll_f1_pro",
+    "conll_f1_anti",
+    "conll_f1_pro_minus_anti",
+    "muc_f1_pro",
+    "bcub_f1_pro",
+    "ceafe_f1_pro",
+    "muc_f1_anti",
+    "bcub_f1_anti",
+    "ceafe_f1_anti",
+    "link_accuracy_pro",
+    "link_accuracy_anti",
+)
+UK_METRICS = (
+    *COREF_METRICS,
+    "conll_f1_agreement_control",
+    "conll_f1_cross_control",
+    "link_accuracy_agreement_control",
+    "link_accuracy_cross_control",
+)
+
+
+# --- WinoBias-UK -------------------------------------------------------------------------
+
+
+def uk_items(table: pd.DataFrame, source: str = "dataset") -> list[coref.CorefItem]:
+    """Gold documents of WinoBias-UK rows: the bracketed referent and pronoun as one entity."""
+    items = []
+    for i, r in enumerate(table.to_dict("records"), start=1):
+        text = r["sentence_uk"]
+        try:
+            ref, pron = coref.gold_spans(r["sentence_annotated_uk"], r["pronoun_span_uk"])
+        except ValueError as exc:
+            raise DatasetError(
+                str(exc), file=source, row=i, field="sentence_annotated_uk"
+            ) from None
+        gold_role = str(r["coreference_role"])
+        spans: dict[str, coref.Span | None] = {}
+        for role, col in (("target", "target_span_uk"), ("distractor", "other_span_uk")):
+            if role == gold_role:
+                spans[role] = ref
+            else:
+                spans[role] = coref.locate(text, str(r[col]), avoid=[ref, pron])
+        items.append(
+            coref.CorefItem(
+                doc_id=str(r["row_id"]),
+                item_id=str(r["item_id"]),
+                text=text,
+                pronoun=pron,
+                spans=spans,
+                gold_role=gold_role,
+            )
+        )
+    return items
+
+
+def uk_requests(ds: Dataset, template: PromptTemplate) -> list[Request]:
+    metas = {row.row_id: row.meta for row in choice_rows(ds)}
+    return coref.build_requests(uk_items(ds.table, ds.source.location), metas)
+
+
+def uk_predict(
+    ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
+) -> pd.DataFrame:
+    return coref.attach_predictions(ds.table, uk_items(ds.table), requests, responses)
+
+
+def uk_score(
+    table: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0, source: str = "predictions"
+) -> ScoreResult:
+    """F1_pro, F1_anti and their difference on primary_balanced rows; controls separately."""
+    if "predicted_clusters" not in table.columns:
+        raise DatasetError("no 'predicted_clusters' column to score", file=source)
+    scored = coref.with_gold(table, uk_items(table, source))
+    metrics, counts, subsets = coref.score_frame(
+        scored,
+        strata=["split", "type"],
+        subsets=(*WINOBIAS_SUBSETS, *UK_CONTROLS),
+        item_columns=["split", "type", "item_number"],
+        gaps=(GAP,),
+        n_boot=n_boot,
+        seed=seed,
+        source=source,
+    )
+    return ScoreResult(
+        metrics=metrics,
+        counts=counts,
+        settings={
+            "n_boot": n_boot,
+            "seed": seed,
+            "level": 0.95,
+            "resampling_unit": "source item",
+            "f1": "CoNLL F1 = mean of MUC, B-cubed and CEAF-e F1 (reference scorer v8.01 "
+            "conventions, exact span match)",
+            "subset_counts": subsets.to_dict("records"),
+        },
+    )
+
+
+WINOBIAS_UK_COREF = task(
+    Task(
+        name="winobias-uk/coref",
+        family="winobias-uk",
+        description="WinoBias-UK Natural (Ukrainian), coreference resolver protocol: CoNLL F1 "
+        "on pro/anti and the controls",
+        source=uk_data.HUB_ID,
+        protocol="coref",
+        metrics=UK_METRICS,
+        load=uk_data.load,
+        validate=uk_data.validate,
+        build_requests=uk_requests,
+        predict=uk_predict,
+        score=uk_score,
+        from_frame=uk_data.from_frame,
+        default_template=RESOLVER_INPUT,
+        prediction_column="predicted_clusters",
+        review_status=uk_data.REVIEW_STATUS,
+    )
+)
+
+
+# --- English WinoBias (CoNLL) ------------------------------------------------------------
+
+
+def _span(value: Any) -> coref.Span | None:
+    v = json.loads(value) if isinstance(value, str) else value
+    return (int(v[0]), int(v[1])) if v is not None else None
+
+
+def en_items(table: pd.DataFrame) -> list[coref.CorefItem]:
+    items = []
+    for r in table.to_dict("records"):
+        key = tuple(tuple((int(s), int(e)) for s, e in c) for c in json.loads(r["gold_clusters"]))
+        items.append(
+            coref.CorefItem(
+                doc_id=str(r["row_id"]),
+                item_id=f"{r['split']}/{r['type']}/{r['item_number']}",
+                text=r["doc_text"],
+                pronoun=_span(r["pronoun_span"]),  # type: ignore[arg-type]
+                spans={
+                    "target": _span(r["target_span"]),
+                    "distractor": _span(r["distractor_span"]),
+                },
+                gold_role=str(r["gold_role"]),
+                key=key,
+            )
+        )
+    return items
+
+
+def en_meta(r: Mapping[str, Any]) -> dict[str, Any]:
+    """What the reference baselines read (see ``backends.baselines``)."""
+    mentions = {}
+    for role in ("target", "distractor"):
+        span = _span(r[f"{role}_span"])
+        mentions[role] = {
+            "text": r[f"{role}_text"],
+            "start": span[0] if span else None,
+            "gender": None,
+            "stereotype": r[f"{role}_stereotype"],
+            "stereotype_labels": r[f"{role}_stereotype"],
+            "occupation": r[f"{role}_occupation"],
+        }
+    return {
+        "sentence": r["doc_text"],
+        "pronoun": r["pronoun"],
+        "pronoun_gender": r["pronoun_gender"],
+        "condition": r["condition"],
+        "mentions": mentions,
+    }
+
+
+def en_requests(ds: Dataset, template: PromptTemplate) -> list[Request]:
+    metas = {str(r["row_id"]): en_meta(r) for r in ds.table.to_dict("records")}
+    return coref.build_requests(en_items(ds.table), metas)
+
+
+def en_predict(
+    ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
+) -> pd.DataFrame:
+    return coref.attach_predictions(ds.table, en_items(ds.table), requests, responses)
+
+
+def en_score(
+    table: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0, source: str = "predictions"
+) -> ScoreResult:
+    """F1 on the pro and anti files and their difference, per split and type."""
+    metrics, counts, subsets = coref.score_frame(
+        table,
+        strata=["split", "type"],
+        subsets=WINOBIAS_SUBSETS,
+        item_columns=["split", "type", "item_number"],
+        gaps=(GAP,),
+        n_boot=n_boot,
+        seed=seed,
+        source=source,
+    )
+    return ScoreResult(
+        metrics=metrics,
+        counts=counts,
+        settings={
+            "n_boot": n_boot,
+            "seed": seed,
+            "level": 0.95,
+            "resampling_unit": "source item",
+            "f1": "CoNLL F1 = mean of MUC, B-cubed and CEAF-e F1 (reference scorer v8.01 "
+            "conventions, exact span match)",
+            "subset_counts": subsets.to_dict("records"),
+        },
+    )
+
+
+WINOBIAS_EN_COREF = task(
+    Task(
+        name="winobias-en/coref",
+        family="winobias-en",
+        description="WinoBias (English) CoNLL files, coreference resolver protocol: CoNLL F1 on "
+        "pro/anti x type1/type2 x dev/test",
+        source="uclanlp/corefBias WinoBias/wino/data/conll_format (local folder)",
+        protocol="coref",
+        metrics=COREF_METRICS,
+        load=en_data.load,
+        validate=lambda ds: [],
+        build_requests=en_requests,
+        predict=en_predict,
+        score=en_score,
+        from_frame=en_data.from_frame,
+        default_template=RESOLVER_INPUT,
+        prediction_column="predicted_clusters",
+        review_status=en_data.REVIEW_STATUS,
+    )
+)
