@@ -92,8 +92,37 @@ def run(
     split: Annotated[str | None, typer.Option(help="Only this split.")] = None,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    base_url: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--base-url",
+            help="openai: server base URL, e.g. http://127.0.0.1:8000/v1; repeat to spread "
+            "requests over several servers.",
+        ),
+    ] = None,
+    mode: Annotated[
+        str | None,
+        typer.Option(help="Backend mode; openai: chat (default), letters, chat-letters."),
+    ] = None,
+    concurrency: Annotated[int, typer.Option(help="openai: requests in flight at once.")] = 32,
+    max_retries: Annotated[
+        int, typer.Option(help="openai: retries per request before it counts as failed.")
+    ] = 5,
+    timeout: Annotated[float, typer.Option(help="openai: seconds per HTTP attempt.")] = 60.0,
+    api_key_env: Annotated[
+        str, typer.Option(help="openai: environment variable holding the API key.")
+    ] = "OPENAI_API_KEY",
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume/--no-resume",
+            help="Reuse answers stored in the run directory (responses.sqlite); "
+            "--no-resume asks every request again.",
+        ),
+    ] = True,
 ) -> None:
     """Evaluate a model on a task and write predictions, metrics, manifest and report."""
+    from .backends.openai_compat import cli_backend_options
     from .runner import run as run_api
 
     out_dir = (
@@ -112,11 +141,30 @@ def run(
             revision=revision,
             split=split,
             quiet=quiet,
+            resume=resume,
+            backend_options=cli_backend_options(
+                model,
+                base_url=base_url,
+                mode=mode,
+                concurrency=concurrency,
+                max_retries=max_retries,
+                timeout=timeout,
+                api_key_env=api_key_env,
+            ),
         )
     except WinoscopeError as exc:
         _fail(exc)
         return
+    except KeyboardInterrupt:
+        err_console.print(
+            f"interrupted; the answers received so far are stored in {out_dir}: "
+            "rerun the same command to resume",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(130) from None
     print_summary(rr.metrics, title=f"{task} · {model}")
+    report_request_errors(rr.manifest, rr.errors)
     out_console.print(f"wrote {out_dir}", highlight=False)
 
 

@@ -32,10 +32,10 @@ class RateColumn(ProgressColumn):
 class Tracker:
     """Counts done/errors; updates a rich task when one is shown."""
 
-    def __init__(self, progress: Progress | None, task_id: TaskID | None) -> None:
+    def __init__(self, progress: Progress | None, task_id: TaskID | None, done: int = 0) -> None:
         self._progress = progress
         self._task = task_id
-        self.done = 0
+        self.done = done
         self.errors = 0
 
     def advance(self, n: int = 1, *, error: bool = False) -> None:
@@ -51,9 +51,22 @@ def should_show(quiet: bool) -> bool:
 
 
 @contextmanager
-def track(description: str, total: int, *, quiet: bool = False) -> Iterator[Tracker]:
-    if not should_show(quiet):
-        yield Tracker(None, None)
+def track(
+    description: str,
+    total: int,
+    *,
+    quiet: bool = False,
+    completed: int = 0,
+    console: Console | None = None,
+) -> Iterator[Tracker]:
+    """A bar for ``total`` steps, ``completed`` of them already done (answers from the store).
+
+    The bar counts only the steps left, so a resumed run's rate and ETA are honest; the
+    description says how many were stored. ``console`` forces where the bar is drawn; by
+    default it is drawn on stderr only when that is a terminal and ``quiet`` is False.
+    """
+    if console is None and not should_show(quiet):
+        yield Tracker(None, None, completed)
         return
     progress = Progress(
         TextColumn("[bold]{task.description}"),
@@ -63,9 +76,11 @@ def track(description: str, total: int, *, quiet: bool = False) -> Iterator[Trac
         RateColumn(),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
-        console=Console(stderr=True),
+        console=console or Console(stderr=True),
         transient=False,
     )
+    if completed:
+        description = f"{description} ({completed} stored)"
     with progress:
-        tid = progress.add_task(description, total=total, errors=0)
-        yield Tracker(progress, tid)
+        tid = progress.add_task(description, total=total - completed, errors=0)
+        yield Tracker(progress, tid, completed)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import platform
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,6 +15,7 @@ import pandas as pd
 
 from ._version import __version__
 from .backends import Backend, create_backend, model_label
+from .backends.store import STORE_FILE, ResponseStore, plan_run
 from .datasets.base import Dataset
 from .errors import TaskError
 from .progress import track
@@ -39,14 +41,37 @@ class RunResult:
 
 
 def collect_responses(
-    backend: Backend, requests: Sequence[Request], *, quiet: bool = False, label: str = ""
+    backend: Backend,
+    requests: Sequence[Request],
+    *,
+    quiet: bool = False,
+    label: str = "",
+    store: ResponseStore | None = None,
+    template: Mapping[str, Any] | None = None,
+    resume: bool = True,
+    counts: dict[str, Any] | None = None,
 ) -> dict[str, Response]:
-    """Ask the backend every request; keep every response (errors included) by request id."""
-    responses: dict[str, Response] = {}
-    with track(label or f"{model_label(backend)}", len(requests), quiet=quiet) as bar:
-        for resp in backend.respond(requests):
-            responses[resp.request_id] = resp
-            bar.advance(error=resp.error is not None)
+    """Ask the backend every request; keep every response (errors included) by request id.
+
+    With a ``store``, answers already stored for this backend, model, parameters and template
+    are reused (unless ``resume`` is False) and every new answer is committed as it arrives.
+    ``counts`` (if given) receives how many were cached, asked and failed.
+    """
+    plan = plan_run(backend, requests, store, template=template, resume=resume)
+    responses: dict[str, Response] = dict(plan.cached)
+    with track(
+        label or f"{model_label(backend)}", len(requests), quiet=quiet, completed=len(plan.cached)
+    ) as bar:
+        for resp in backend.respond(plan.to_ask):
+            for r in plan.record(resp):
+                responses[r.request_id] = r
+                bar.advance(error=r.error is not None)
+    if counts is not None:
+        counts.update(
+            cached=len(plan.cached),
+            asked=plan.asked,
+            errors=sum(1 for r in responses.values() if r.error is not None),
+        )
     return responses
 
 
@@ -107,11 +132,17 @@ def run(
     split: str | None = None,
     quiet: bool = True,
     backend_options: Mapping[str, Any] | None = None,
+    store: str | Path | bool | None = None,
+    resume: bool = True,
 ) -> RunResult:
     """Evaluate ``model`` on ``task`` and (with ``out``) write the run directory.
 
     >>> r = run("winobias-uk", "baseline:agreement")          # bundled sample   # doctest: +SKIP
     >>> r.metrics.query("split == 'macro'")                                     # doctest: +SKIP
+
+    Answers of cacheable backends are stored in ``OUT/responses.sqlite`` (or the file given as
+    ``store``; ``store=False`` disables it) as they arrive, so rerunning into the same directory
+    asks only for what is missing; ``resume=False`` asks everything again.
     """
     started = time.time()
     t = get_task(task) if isinstance(task, str) else task
@@ -130,9 +161,19 @@ def run(
     if tmpl is None:
         raise TaskError(f"task {t.name} needs a prompt template")
     requests = t.build_requests(ds, tmpl)
-    responses = collect_responses(
-        backend, requests, quiet=quiet, label=f"{t.name} · {model_label(backend)}"
-    )
+    store_path = _store_path(store, out) if getattr(backend, "cacheable", True) else None
+    counts: dict[str, Any] = {}
+    with _open_store(store_path) as response_store:
+        responses = collect_responses(
+            backend,
+            requests,
+            quiet=quiet,
+            label=f"{t.name} · {model_label(backend)}",
+            store=response_store,
+            template={"name": tmpl.name, "text": tmpl.text},
+            resume=resume,
+            counts=counts,
+        )
     predictions = t.predict(ds, requests, responses)
     result = t.score(predictions, n_boot=n_boot, seed=seed)
     n_errors = sum(1 for r in responses.values() if r.error is not None)
@@ -147,12 +188,31 @@ def run(
         n_errors=n_errors,
         started=started,
     )
+    manifest["responses"] = {**counts, "store": None if store_path is None else store_path.name}
     rr = RunResult(t, ds, predictions, result, manifest, errors=error_summary(responses))
     if out is not None:
         from .report import write_run
 
         rr.out_dir = write_run(rr, Path(out))
     return rr
+
+
+def _store_path(store: str | Path | bool | None, out: str | Path | None) -> Path | None:
+    """Where answers are stored: ``store`` if a path, else ``OUT/responses.sqlite``, else none."""
+    if store is False:
+        return None
+    if store is None or store is True:
+        return None if out is None else Path(out) / STORE_FILE
+    return Path(store)
+
+
+@contextmanager
+def _open_store(path: Path | None) -> Iterator[ResponseStore | None]:
+    if path is None:
+        yield None
+        return
+    with ResponseStore(path) as st:
+        yield st
 
 
 def score(

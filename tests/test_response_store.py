@@ -1,0 +1,219 @@
+"""The SQLite response store, and resumable runs against a real local server."""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import winoscope
+from winoscope.backends import create_backend
+from winoscope.backends.store import STORE_FILE, ResponseStore, plan_run, response_key
+from winoscope.errors import BackendError
+from winoscope.records import Option, Request, Response
+from winoscope.testing.openai_server import StubBehaviour, pick_letter, serve_in_thread
+
+TEMPLATE = {"name": "t", "text": "{sentence}"}
+
+
+def req(i: int, prompt: str | None = None) -> Request:
+    return Request(
+        request_id=f"q{i}",
+        kind="choice",
+        prompt=prompt or f"prompt {i}",
+        options=(Option("A", "лікар", "target"), Option("B", "медсестра", "distractor")),
+        row_id=f"r{i}",
+        item_id=f"i{i}",
+    )
+
+
+def test_key_depends_on_every_part() -> None:
+    base = response_key("openai", "m", {"mode": "chat", "temperature": 0.0}, TEMPLATE, "h1")
+    assert base == response_key("openai", "m", {"temperature": 0.0, "mode": "chat"}, TEMPLATE, "h1")
+    variants = [
+        response_key("hf", "m", {"mode": "chat", "temperature": 0.0}, TEMPLATE, "h1"),
+        response_key("openai", "m2", {"mode": "chat", "temperature": 0.0}, TEMPLATE, "h1"),
+        response_key("openai", "m", {"mode": "chat", "temperature": 0.5}, TEMPLATE, "h1"),
+        response_key("openai", "m", {"mode": "letters", "temperature": 0.0}, TEMPLATE, "h1"),
+        response_key("openai", "m", {"mode": "chat", "temperature": 0.0}, {"name": "u"}, "h1"),
+        response_key("openai", "m", {"mode": "chat", "temperature": 0.0}, TEMPLATE, "h2"),
+    ]
+    assert len({base, *variants}) == 7
+
+
+def test_roundtrip_keeps_every_answer_field(tmp_path: Path) -> None:
+    with ResponseStore(tmp_path / "s.sqlite") as st:
+        st.put("k1", Response("x", "openai", "m", text="B. медсестра", latency_s=0.5))
+        st.put("k2", Response("y", "openai", "m", option_logprobs=(-0.25, -math.inf)))
+        st.put("k4", Response("w", "openai", "m", error="HTTP 500"))  # never stored
+        got = st.get_many(["k1", "k2", "k4", "nope"])
+        assert len(st) == 2
+    assert set(got) == {"k1", "k2"}
+    assert got["k1"].text == "B. медсестра" and got["k1"].cached and got["k1"].latency_s == 0.5
+    assert got["k2"].option_logprobs == (-0.25, -math.inf)
+    assert got["k2"].text is None and got["k2"].error is None
+
+
+def test_roundtrip_keeps_resolver_clusters_as_tuples(tmp_path: Path) -> None:
+    if "clusters" not in Response.__dataclass_fields__:
+        pytest.skip("Response has no clusters field in this version")
+    clusters = (((0, 5), (10, 12)), ((20, 22),))
+    with ResponseStore(tmp_path / "s.sqlite") as st:
+        st.put("k", Response("z", "file", "m", clusters=clusters))  # type: ignore[call-arg]
+        assert st.get_many(["k"])["k"].clusters == clusters  # type: ignore[attr-defined]
+
+
+def test_store_uses_wal_and_commits_each_row(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    st = ResponseStore(path)
+    st.put("k1", Response("x", "openai", "m", text="A"))
+    # a second connection sees the row at once: it was committed, not left in a transaction
+    other = sqlite3.connect(path)
+    assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert other.execute("SELECT count(*) FROM responses").fetchone()[0] == 1
+    other.close()
+    st.close()
+
+
+def test_a_file_that_is_not_a_store_is_one_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "responses.sqlite"
+    bad.write_text("this is not a database " * 100)
+    with pytest.raises(BackendError, match=r"responses\.sqlite"):
+        ResponseStore(bad)
+
+
+def test_plan_asks_duplicates_once_and_fans_the_answer_out(tmp_path: Path) -> None:
+    reqs = [req(0), req(1, "same"), req(2, "same")]
+    b = create_backend("openai:m", base_url="http://127.0.0.1:9/v1")
+    with ResponseStore(tmp_path / "s.sqlite") as st:
+        plan = plan_run(b, reqs, st, template=TEMPLATE)
+        assert [r.request_id for r in plan.to_ask] == ["q0", "q1"]
+        fanned = plan.record(Response("q1", "openai", "m", text="A"))
+        assert [r.request_id for r in fanned] == ["q1", "q2"]
+        again = plan_run(b, reqs, st, template=TEMPLATE)
+        assert set(again.cached) == {"q1", "q2"} and [r.request_id for r in again.to_ask] == ["q0"]
+        assert again.cached["q2"].request_id == "q2" and again.cached["q2"].text == "A"
+        fresh = plan_run(b, reqs, st, template=TEMPLATE, resume=False)
+        assert fresh.cached == {} and len(fresh.to_ask) == 2
+
+
+def test_baselines_bypass_the_store(tmp_path: Path) -> None:
+    rr = winoscope.run("winobias-uk", "baseline:first", out=tmp_path / "run", n_boot=10)
+    assert not (tmp_path / "run" / STORE_FILE).exists()
+    assert rr.manifest["responses"]["store"] is None
+
+
+# ------------------------------------------------------------------ resumable runs
+
+
+def run_stub(url: str, out: Path, **options: object) -> winoscope.RunResult:
+    resume = bool(options.pop("resume", True))
+    model = str(options.pop("model", "openai:stub"))
+    return winoscope.run(
+        "winobias-uk",
+        model,
+        out=out,
+        n_boot=20,
+        resume=resume,
+        backend_options={"base_url": url, "backoff": 0.01, **options},
+    )
+
+
+def test_a_finished_run_repeated_costs_zero_calls(tmp_path: Path) -> None:
+    with serve_in_thread() as srv:
+        first = run_stub(srv.url, tmp_path / "run")
+        n_first = len(srv.calls)
+        second = run_stub(srv.url, tmp_path / "run")
+        assert len(srv.calls) == n_first
+    n = first.manifest["requests"]
+    assert first.manifest["responses"] == {
+        "cached": 0,
+        "asked": n,
+        "errors": 0,
+        "store": STORE_FILE,
+    }
+    assert second.manifest["responses"] == {
+        "cached": n,
+        "asked": 0,
+        "errors": 0,
+        "store": STORE_FILE,
+    }
+    cols = ["row_id", "prediction_role"]
+    assert first.predictions[cols].equals(second.predictions[cols])
+    assert first.metrics.equals(second.metrics)
+    with ResponseStore(tmp_path / "run" / STORE_FILE) as st:
+        assert len(st) == n
+
+
+def test_stored_answers_never_reach_another_model_or_parameter_set(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    with serve_in_thread() as srv:
+        first = run_stub(srv.url, out)
+        n = first.manifest["requests"]
+        other_model = run_stub(srv.url, out, model="openai:other")
+        warmer = run_stub(srv.url, out, temperature=0.3)
+        letters = run_stub(srv.url, out, mode="letters")
+        models = [c.model for c in srv.calls]
+    assert other_model.manifest["responses"]["cached"] == 0
+    assert warmer.manifest["responses"]["cached"] == 0
+    assert letters.manifest["responses"]["cached"] == 0
+    assert models.count("stub") == 3 * n and models.count("other") == n
+    with ResponseStore(out / STORE_FILE) as st:
+        assert len(st) == 4 * n
+
+
+def test_another_template_misses_the_store(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    text = "Речення: {sentence}\nХто «{pronoun}»?\nA. {option_a}\nB. {option_b}\nВідповідь:"
+    with serve_in_thread() as srv:
+        run_stub(srv.url, out)
+        rr = winoscope.run(
+            "winobias-uk",
+            "openai:stub",
+            out=out,
+            n_boot=20,
+            template=text,
+            backend_options={"base_url": srv.url},
+        )
+    assert rr.manifest["responses"]["cached"] == 0
+
+
+def test_failed_requests_are_asked_again_on_resume(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    beh = StubBehaviour(faults=("500",), poison=("Лікар",))
+    with serve_in_thread(beh) as srv:
+        first = run_stub(srv.url, out, max_retries=0)
+        failed = first.manifest["request_errors"]
+        assert failed > 0
+        assert first.predictions["prediction_role"].isna().sum() > 0
+        beh.poison = ()  # the server recovers
+        second = run_stub(srv.url, out)
+    assert second.manifest["responses"]["asked"] == failed
+    assert second.manifest["request_errors"] == 0
+    assert second.manifest["responses"]["cached"] == first.manifest["requests"] - failed
+
+
+def test_no_resume_asks_everything_again(tmp_path: Path) -> None:
+    with serve_in_thread() as srv:
+        run_stub(srv.url, tmp_path / "run")
+        n = len(srv.calls)
+        rr = run_stub(srv.url, tmp_path / "run", resume=False)
+        assert len(srv.calls) == 2 * n
+    assert rr.manifest["responses"]["asked"] == n
+
+
+def test_answers_match_the_server_and_are_in_the_predictions(tmp_path: Path) -> None:
+    from winoscope.tasks import get_task
+
+    t = get_task("winobias-uk")
+    reqs = t.build_requests(t.load(None), t.default_template)
+    with serve_in_thread() as srv:
+        rr = run_stub(srv.url, tmp_path / "run")
+    pred = rr.predictions.set_index("row_id")
+    for r in reqs:
+        assert pred.loc[r.row_id, f"answer_{r.order}"] == pick_letter(r.prompt), r.request_id
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["responses"]["asked"] == len(reqs)
