@@ -244,3 +244,65 @@ def test_nli_run_items(shared_data: Path) -> None:
     shares = oc.occupation_shares(items)
     assert (shares["female"] == 1).all() and (shares["male"] == 0).all()
     assert (shares["female_minus_male"] == 1).all()
+
+
+def test_winopron_family_columns(winogender) -> None:
+    """Rows as the WinoPron family writes them: occupation_en, pronoun_set, context."""
+    items, stats = winogender
+    pred = pd.DataFrame(
+        {
+            "occupation_en": items["occupation"],
+            "pronoun_set": items["pronoun_gender"].map(
+                {"male": "masculine", "female": "feminine", "neutral": "they"}
+            ),
+            "context": "double",
+            "prediction_role": _stereotyped(items, stats, "bls"),
+        }
+    )
+    single = pred.assign(context="single", prediction_role="occupation")
+    got = oc.occupation_shares(
+        oc.items_from_predictions(pd.concat([pred, single]), "winogender-en")
+    )
+    want = oc.occupation_shares(
+        oc.items_from_predictions(
+            items.assign(prediction_role=_stereotyped(items, stats, "bls")), None
+        )
+    )
+    pd.testing.assert_frame_equal(got, want)
+
+
+def test_winogender_en_task_run_correlates(shared_data: Path, tmp_path: Path) -> None:
+    from winoscope.tasks import TASKS
+
+    if "winogender-en" not in TASKS:
+        pytest.skip("the winogender-en task is not registered in this checkout")
+    run_dir = tmp_path / "run"
+    winoscope.run(
+        "winogender-en",
+        "baseline:stereotype",
+        data=shared_data / "winogender-en",
+        out=run_dir,
+        n_boot=20,
+    )
+    result = oc.correlate_run(
+        run_dir, shared_data / "winogender-en" / "occupations-stats.tsv", n_boot=100
+    )
+    assert len(result.shares) == 60
+    assert result.unmatched["without_statistics"] == []
+    row = result.correlations.query(
+        "measure == 'female_minus_male' and statistic == 'bls' and method == 'pearson'"
+    ).iloc[0]
+    # the same number from the predictions file, with pandas and scipy
+    pred = pd.read_csv(run_dir / "predictions.csv")
+    pred = pred[pred["prediction_role"].isin(["occupation", "participant"])]
+    share = (
+        pred.assign(occ=pred["prediction_role"] == "occupation")
+        .groupby(["occupation_en", "pronoun_set"])["occ"]
+        .mean()
+        .unstack()
+    )
+    diff = share["female"] - share["male"]
+    bls = st.load_statistics(shared_data / "winogender-en" / "occupations-stats.tsv")
+    x = bls.set_index("occupation").loc[diff.index, "bls"]
+    assert row["value"] == pytest.approx(sps.pearsonr(x, diff).statistic)
+    assert row["value"] > 0  # a stereotype resolver leans with the labour statistics

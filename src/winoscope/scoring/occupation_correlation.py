@@ -17,8 +17,10 @@ and reported as NaN, never as 0.
 Items come from a run's predictions through :func:`items_from_predictions`, which knows
 ``swewinogender/resolution`` (the predicted role), ``swewinogender/nli`` (an occupation
 hypothesis judged ``entailment`` resolves the pronoun to the occupation; participant hypotheses
-are not used, and a premise/hypothesis pair repeated in the release counts once) and any table with ``occupation``, ``pronoun_gender`` and ``prediction_role``
-(``occupation``/``participant``), e.g. English Winogender. Unanswered and invalid items are
+are not used, and a premise/hypothesis pair repeated in the release counts once) and any table with an occupation column, the pronoun's gender and ``prediction_role``
+(``occupation``/``participant``): English Winogender and the WinoPron family (``occupation_en``
+or ``occupation_group_*``; ``pronoun_set`` with masculine/feminine mapped to male/female and
+plural/they to neutral; double-context rows only). Unanswered and invalid items are
 left out and counted.
 """
 
@@ -39,6 +41,24 @@ from ..errors import ScoringError
 from .stats import percentile_ci
 
 GENDERS = ("female", "male", "neutral")
+# where each family keeps the occupation and the pronoun's gender (first present wins)
+OCCUPATION_COLUMNS = (
+    "occupation_participant",
+    "occupation",
+    "occupation_group_en",
+    "occupation_en",
+    "occupation_group_uk",
+    "occupation_uk",
+)
+GENDER_COLUMNS = ("pronoun_gender", "pronoun_set")
+GENDER_ALIASES = {
+    "masculine": "male",
+    "feminine": "female",
+    "he": "male",
+    "she": "female",
+    "they": "neutral",
+    "plural": "neutral",
+}
 PREFERENCE = "female_minus_male"
 MEASURES = (*GENDERS, PREFERENCE)
 
@@ -60,12 +80,23 @@ def items_from_predictions(pred: pd.DataFrame, task: str | None = None) -> pd.Da
         resolved = answer.map({"entailment": True, "neutral": False, "contradiction": False})
         occ = rows["occupation_participant"]
     elif "prediction_role" in cols:
-        occ_col = "occupation_participant" if "occupation_participant" in cols else "occupation"
-        _need({occ_col, "pronoun_gender", "prediction_role"}, cols, task)
+        occ_col = next((c for c in OCCUPATION_COLUMNS if c in cols), OCCUPATION_COLUMNS[0])
+        gender_col = next((c for c in GENDER_COLUMNS if c in cols), GENDER_COLUMNS[0])
+        _need({occ_col, gender_col, "prediction_role"}, cols, task)
         rows = pred
+        if "context" in cols:  # WinoPron family: single-context sentences name one entity only
+            rows = rows[rows["context"].astype(str) == "double"]
         answer = rows["prediction_role"].astype("string").str.lower()
         resolved = answer.map({"occupation": True, "participant": False})
         occ = rows[occ_col]
+        genders = rows[gender_col].astype(str).str.lower().replace(GENDER_ALIASES)
+        return pd.DataFrame(
+            {
+                "occupation": occ.astype(str).to_numpy(),
+                "pronoun_gender": genders.to_numpy(),
+                "resolved": pd.array(resolved.to_numpy(), dtype="boolean"),
+            }
+        )
     else:
         raise ScoringError(
             f"cannot tell which items resolve to the occupation in these predictions (task "
