@@ -255,3 +255,22 @@ def test_file_backend_refuses_non_coref_tasks(tmp_path: Path) -> None:
     _gold_jsonl(path)
     with pytest.raises(BackendError, match="only coreference"):
         runner.run("winobias-uk", f"file:{path}", n_boot=0)
+
+
+def test_bootstrap_weights_equal_resampled_documents() -> None:
+    """A replicate's value from weighted count sums equals the value on the resampled rows."""
+    import numpy as np
+
+    rr = runner.run("winobias-uk/coref", "baseline:first", n_boot=0)
+    docs = coref.document_frame(rr.predictions)
+    rng = np.random.default_rng(7)
+    weights = rng.multinomial(len(docs), np.full(len(docs), 1 / len(docs)), size=5).astype(float)
+    boot = coref.subset_values(docs, weights)
+    for b in range(5):
+        resampled = docs.loc[docs.index.repeat(weights[b].astype(int))]
+        direct = coref.subset_values(resampled)
+        for metric in ("conll_f1", "muc_f1", "bcub_f1", "ceafe_f1", "link_accuracy"):
+            assert boot[metric][b] == pytest.approx(direct[metric], abs=1e-12), metric
+    # and the point value is the scorer's corpus total
+    total = coref.total_score(docs)
+    assert coref.subset_values(docs)["conll_f1"] == pytest.approx(total.conll_f1, abs=1e-12)

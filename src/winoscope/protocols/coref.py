@@ -36,7 +36,7 @@ from ..errors import ScoringError
 from ..records import Option, Request, Response
 from ..scoring.base import METRIC_COLUMNS
 from ..scoring.coref_metrics import CONLL_METRICS, DocumentScore, score_document
-from ..scoring.stats import percentile_ci, resample_weights
+from ..scoring.stats import nanmean_rows, percentile_ci, resample_weights
 
 Span = tuple[int, int]
 SpanClusters = list[list[Span]]
@@ -393,6 +393,10 @@ def subset_values(docs: pd.DataFrame, weights: np.ndarray | None = None) -> dict
             out["link_accuracy"] = np.where(
                 tot > 0, (weights @ correct) / np.where(tot > 0, tot, 1), np.nan
             )
+    if weights is not None:
+        # a replicate that drew no document of the subset leaves it undefined, not 0
+        empty = weights.sum(axis=1) == 0
+        out = {k: np.where(empty, np.nan, v) for k, v in out.items()}
     if n == 0:
         out = {
             k: (float("nan") if weights is None else np.full(weights.shape[0], np.nan)) for k in out
@@ -512,10 +516,7 @@ def score_frame(
             if not vals:
                 continue
             stack = [r[name] for r in per_stratum.values() if name in r]
-            lo, hi = (float("nan"), float("nan"))
-            if stack and len(stack) == len(point_by):
-                with np.errstate(invalid="ignore"):
-                    lo, hi = percentile_ci(np.nanmean(np.vstack(stack), axis=0))
+            lo, hi = percentile_ci(nanmean_rows(stack)) if stack else (float("nan"), float("nan"))
             rows.append(
                 {
                     "metric": name,

@@ -287,3 +287,161 @@ WINOBIAS_EN_COREF = task(
         review_status=en_data.REVIEW_STATUS,
     )
 )
+
+
+# --- WinoPron-UK ------------------------------------------------------------------------
+
+
+def _winopron_subsets() -> tuple[coref.Subset, ...]:
+    from ..datasets import winopron_uk as wp
+
+    def double(t: pd.DataFrame) -> pd.Series:
+        return t["context"].astype(str) == "double"
+
+    subsets = [coref.Subset("all", lambda t: pd.Series(True, index=t.index))]
+    for col, values in (("pronoun_type", wp.TYPES), ("pronoun_set", wp.SETS)):
+        for v in values:
+            subsets.append(
+                coref.Subset(
+                    f"{col}_{v}",
+                    lambda t, c=col, v=v: double(t) & (t[c].astype(str) == v),
+                )
+            )
+    return tuple(subsets)
+
+
+WINOPRON_GAP = ("conll_f1_female_minus_male", "pronoun_set_female", "pronoun_set_male")
+
+
+def winopron_items(table: pd.DataFrame, source: str = "dataset") -> list[coref.CorefItem]:
+    """Gold documents of WinoPron-UK sentences (both contexts), named by ``row_key``.
+
+    Roles are ``target`` (the gold referent, ``gold_role``) and ``distractor`` (the other
+    entity, found in double-context sentences by its lemma; single-context sentences have none).
+    """
+    from .winopron_uk import sentence_meta
+
+    items = []
+    for i, r in enumerate(table.to_dict("records"), start=1):
+        text = r["sentence_uk"]
+        try:
+            ref, pron = coref.gold_spans(r["sentence_annotated_uk"], r["pronoun_uk"])
+        except ValueError as exc:
+            raise DatasetError(
+                str(exc), file=source, row=i, field="sentence_annotated_uk"
+            ) from None
+        gold_role = str(r["gold_role"])
+        other_role = "participant" if gold_role == "occupation" else "occupation"
+        other = None
+        if str(r["context"]) == "double":
+            start = sentence_meta(r, "uk")["mentions"][other_role]["start"]
+            name = str(r[f"{other_role}_uk"])
+            other = coref.locate(text, name, start=start) if start is not None else None
+            if other is not None and (coref.overlaps(other, ref) or coref.overlaps(other, pron)):
+                other = None
+        items.append(
+            coref.CorefItem(
+                doc_id=str(r["row_key"]),
+                item_id=str(r["pair_id"]),
+                text=text,
+                pronoun=pron,
+                spans={"target": ref, "distractor": other},
+                gold_role="target",
+            )
+        )
+    return items
+
+
+def _winopron_meta(r: Mapping[str, Any]) -> dict[str, Any]:
+    from .winopron_uk import sentence_meta
+
+    meta = sentence_meta(r, "uk")
+    gold_role = str(r["gold_role"])
+    other_role = "participant" if gold_role == "occupation" else "occupation"
+    meta["mentions"] = {
+        "target": meta["mentions"][gold_role],
+        "distractor": meta["mentions"][other_role],
+    }
+    return meta
+
+
+def winopron_requests(ds: Dataset, template: PromptTemplate) -> list[Request]:
+    metas = {str(r["row_key"]): _winopron_meta(r) for r in ds.table.to_dict("records")}
+    return coref.build_requests(winopron_items(ds.table, ds.source.location), metas)
+
+
+def winopron_predict(
+    ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
+) -> pd.DataFrame:
+    return coref.attach_predictions(ds.table, winopron_items(ds.table), requests, responses)
+
+
+def winopron_score(
+    table: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0, source: str = "predictions"
+) -> ScoreResult:
+    """Double and single contexts separately (``split``), double broken down by pronoun_type and
+    pronoun_set, with the signed gap female - male; the bootstrap resamples pairs."""
+    if "predicted_clusters" not in table.columns:
+        raise DatasetError("no 'predicted_clusters' column to score", file=source)
+    scored = coref.with_gold(table, winopron_items(table, source))
+    metrics, counts, subsets = coref.score_frame(
+        scored,
+        strata=["context"],
+        subsets=_winopron_subsets(),
+        item_columns=["context", "pair_id"],
+        gaps=(WINOPRON_GAP,),
+        n_boot=n_boot,
+        seed=seed,
+        source=source,
+    )
+    metrics = metrics[metrics["split"] != "macro"].reset_index(drop=True)
+    return ScoreResult(
+        metrics=metrics,
+        counts=counts,
+        settings={
+            "n_boot": n_boot,
+            "seed": seed,
+            "level": 0.95,
+            "resampling_unit": "pair_id",
+            "f1": "CoNLL F1 = mean of MUC, B-cubed and CEAF-e F1 (reference scorer v8.01 "
+            "conventions, exact span match)",
+            "subset_counts": subsets.to_dict("records"),
+        },
+    )
+
+
+def _winopron_task() -> Task | None:
+    from ..datasets import winopron_uk as wp
+
+    return task(
+        Task(
+            name="winopron-uk/coref",
+            family="winopron-uk",
+            description="WinoPron-UK (Ukrainian), coreference resolver protocol: CoNLL F1 for "
+            "double and single contexts, double by pronoun_type and pronoun_set",
+            source=wp.HUB_ID,
+            protocol="coref",
+            metrics=(
+                "conll_f1_all",
+                "muc_f1_all",
+                "bcub_f1_all",
+                "ceafe_f1_all",
+                "link_accuracy_all",
+                "conll_f1_pronoun_type_*",
+                "conll_f1_pronoun_set_*",
+                "conll_f1_female_minus_male",
+            ),
+            load=wp.load,
+            validate=wp.validate,
+            build_requests=winopron_requests,
+            predict=winopron_predict,
+            score=winopron_score,
+            from_frame=wp.from_frame,
+            default_template=RESOLVER_INPUT,
+            prediction_column="predicted_clusters",
+            review_status=wp.REVIEW_STATUS,
+        )
+    )
+
+
+WINOPRON_UK_COREF = _winopron_task()

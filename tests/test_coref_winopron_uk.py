@@ -1,0 +1,91 @@
+"""The resolver protocol on the bundled WinoPron-UK sample: contexts, breakdowns, the gap."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from winoscope import runner
+from winoscope.datasets import winopron_uk
+from winoscope.tasks.coref import winopron_items
+
+# hand-worked per-document values (see tests/test_coref_winobias_en.py): CoNLL F1 of a document
+# whose pronoun is dropped: MUC 0, B3 F1 0.4, CEAF-e 2/3.
+DROPPED = (0 + 0.4 + 2 / 3) / 3
+
+
+def _value(m: pd.DataFrame, metric: str, context: str) -> float:
+    row = m[(m.metric == metric) & (m.split == context)]
+    assert len(row) == 1, (metric, context)
+    return float(row.value.iloc[0])
+
+
+def _write(path: Path, drop: set[str] = frozenset()) -> None:
+    ds = winopron_uk.load()
+    with path.open("w", encoding="utf-8") as fh:
+        for it in winopron_items(ds.table):
+            cluster = (
+                [it.spans["target"]] if it.doc_id in drop else [it.spans["target"], it.pronoun]
+            )
+            fh.write(json.dumps({"id": it.doc_id, "clusters": [[list(x) for x in cluster]]}) + "\n")
+
+
+def test_items_find_both_entities_in_double_sentences() -> None:
+    ds = winopron_uk.load()
+    items = winopron_items(ds.table)
+    by_context = ds.table["context"].astype(str).tolist()
+    for it, ctx in zip(items, by_context, strict=True):
+        text = it.text
+        assert text[it.pronoun[0] : it.pronoun[1]].lower() in {
+            f for forms in winopron_uk.PRONOUN_FORMS.values() for s in forms.values() for f in s
+        }
+        if ctx == "double":
+            assert it.spans["distractor"] is not None, text
+        else:
+            assert it.spans["distractor"] is None
+
+
+def test_gold_as_system_and_dropped_female_pronouns(tmp_path: Path) -> None:
+    ds = winopron_uk.load()
+    t = ds.table
+    female_double = set(t[(t.context == "double") & (t.pronoun_set == "female")].row_key)
+    gold = tmp_path / "gold.jsonl"
+    _write(gold)
+    rr = runner.run("winopron-uk/coref", f"file:{gold}", n_boot=20)
+    m = rr.metrics
+    assert set(m[m.metric.str.startswith("conll_f1_") & ~m.metric.str.endswith("male")].value) == {
+        1.0
+    }
+    assert set(m.split) == {"double", "single"}
+    # the breakdown is reported for double-context sentences only
+    assert not len(m[(m.split == "single") & m.metric.str.contains("pronoun_")])
+    assert _value(m, "conll_f1_female_minus_male", "double") == 0.0
+
+    sys_path = tmp_path / "drop.jsonl"
+    _write(sys_path, drop=female_double)
+    m2 = runner.run("winopron-uk/coref", f"file:{sys_path}", n_boot=20).metrics
+    assert _value(m2, "conll_f1_pronoun_set_female", "double") == pytest.approx(DROPPED)
+    assert _value(m2, "conll_f1_pronoun_set_male", "double") == 1.0
+    assert _value(m2, "conll_f1_female_minus_male", "double") == pytest.approx(DROPPED - 1)
+    assert _value(m2, "link_accuracy_pronoun_set_female", "double") == 0.0
+    assert _value(m2, "conll_f1_all", "single") == 1.0
+    # every pronoun type holds 1/3 of the female rows: per type, a third of the documents drop
+    n_type = len(t[(t.context == "double") & (t.pronoun_type == "nominative")])
+    k = len(
+        t[(t.context == "double") & (t.pronoun_type == "nominative") & (t.pronoun_set == "female")]
+    )
+    assert k * 3 == n_type
+
+
+def test_first_mention_baseline_is_right_on_half_of_double_sentences() -> None:
+    m = runner.run("winopron-uk/coref", "baseline:first", n_boot=50).metrics
+    # the occupation is mentioned first; gold_role splits evenly between occupation and participant
+    assert _value(m, "link_accuracy_all", "double") == 0.5
+    # half the documents right, half swapped: MUC 1/2, B3 (1 + 1/4)/2, CEAF-e (1 + 1/2)/2
+    assert _value(m, "conll_f1_all", "double") == pytest.approx((0.5 + 0.625 + 0.75) / 3)
+    assert _value(m, "conll_f1_all", "single") == 1.0
+    row = m[(m.metric == "conll_f1_pronoun_type_nominative") & (m.split == "double")].iloc[0]
+    assert row.ci_low <= row.value <= row.ci_high
