@@ -204,12 +204,12 @@ def derive(table: pd.DataFrame) -> pd.DataFrame:
     t["hypothesis_referent"] = referent
     # a typo in one hypothesis: it names the candidate its sibling does not
     flip = {"occupation": "participant", "participant": "occupation"}
-    for _pid, g in t.groupby("premise_id", sort=False):
-        known = g["hypothesis_referent"].dropna()
-        if len(g) == 2 and len(known) == 1:
-            t.loc[g.index[g["hypothesis_referent"].isna()], "hypothesis_referent"] = flip[
-                known.iloc[0]
-            ]
+    ref = t["hypothesis_referent"]
+    size = t.groupby("premise_id")["premise_id"].transform("size")
+    n_known = ref.notna().groupby(t["premise_id"]).transform("sum")
+    sibling = t[ref.notna()].groupby("premise_id")["hypothesis_referent"].first()
+    fill = ref.isna() & (size == 2) & (n_known == 1)
+    t.loc[fill, "hypothesis_referent"] = t.loc[fill, "premise_id"].map(sibling).map(flip)
     gold: dict[str, str] = {}
     for r in t[t["label"] == "entailment"][["premise_id", "hypothesis_referent"]].itertuples(
         index=False

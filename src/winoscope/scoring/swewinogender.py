@@ -197,20 +197,36 @@ def _nli_stats(rows: pd.DataFrame) -> pd.DataFrame:
 def _parity_stats(
     rows: pd.DataFrame, group: str, column: str, valid: tuple[str, ...]
 ) -> pd.DataFrame:
-    """Per group of three pronoun variants: complete (1/0) and at parity (1/0)."""
-    out = []
-    for key, g in rows.groupby(group, sort=True):
-        complete = len(g) == 3 and sorted(g["pronoun"].astype(str)) == sorted(PRONOUNS)
-        vals = set(g[column].astype(str))
-        out.append(
-            {
-                CLUSTER: str(g[CLUSTER].iloc[0]),
-                "par_n": float(complete),
-                "par_k": float(complete and len(vals) == 1 and vals <= set(valid)),
-                "group": key,
-            }
-        )
-    return pd.DataFrame(out, columns=[CLUSTER, "par_n", "par_k", "group"])
+    """Per group of three pronoun variants: complete (1/0) and at parity (1/0).
+
+    Complete: one row for each of han, hon, hen. At parity: complete and the three values are
+    the same valid one.
+    """
+    g = pd.DataFrame(
+        {
+            "group": rows[group].astype(str).to_numpy(),
+            CLUSTER: rows[CLUSTER].astype(str).to_numpy(),
+            "p": rows["pronoun"].astype(str).to_numpy(),
+            "v": rows[column].astype(str).to_numpy(),
+        }
+    )
+    agg = g.groupby("group", sort=True).agg(
+        **{CLUSTER: (CLUSTER, "first")},
+        n=("p", "size"),
+        n_pron=("p", "nunique"),
+        n_val=("v", "nunique"),
+        first=("v", "first"),
+    )
+    complete = (agg["n"] == len(PRONOUNS)) & (agg["n_pron"] == len(PRONOUNS))
+    at_parity = complete & (agg["n_val"] == 1) & agg["first"].isin(list(valid))
+    return pd.DataFrame(
+        {
+            CLUSTER: agg[CLUSTER].to_numpy(),
+            "par_n": complete.astype(float).to_numpy(),
+            "par_k": at_parity.astype(float).to_numpy(),
+            "group": agg.index.to_numpy(),
+        }
+    )
 
 
 def _coincidence(t: Totals) -> np.ndarray:
