@@ -214,12 +214,17 @@ def score(
 def demo(
     out: Annotated[Path, typer.Option(help="Report folder to write.")] = Path("winoscope-demo"),
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    baselines_only: Annotated[
+        bool,
+        typer.Option("--baselines-only", help="Skip the offline language model (Gemma 3 270M)."),
+    ] = False,
 ) -> None:
-    """Evaluate the reference baselines on the bundled samples and write a report folder (offline)."""
+    """Evaluate the reference baselines and the offline Gemma 3 270M (when installed) on the
+    bundled samples and write a report folder (offline)."""
     from .demo import run_demo
 
     try:
-        summary = run_demo(out, quiet=quiet)
+        summary = run_demo(out, quiet=quiet, lm=not baselines_only)
     except WinoscopeError as exc:
         _fail(exc)
         return

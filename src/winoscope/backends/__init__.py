@@ -2,6 +2,7 @@
 
 from . import (
     baselines,  # noqa: F401  (registers baseline:*)
+    gemma,  # noqa: F401  (registers gemma:270m, the offline Gemma 3 270M)
     hf_local,  # noqa: F401  (registers hf:PATH_OR_ID; torch loads on first use)
     nli_baselines,  # noqa: F401  (registers nli-baseline:*)
     openai_compat,  # noqa: F401  (registers openai:MODEL)

@@ -38,7 +38,7 @@ MODES = ("letters", "texts", "generate")
 MODEL_FILE_SUFFIXES = (".json", ".safetensors", ".bin", ".model", ".txt", ".jinja")
 
 
-def _as_bool_or_auto(value: Any, name: str) -> bool | str:
+def as_bool_or_auto(value: Any, name: str) -> bool | str:
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
@@ -51,7 +51,7 @@ def _as_bool_or_auto(value: Any, name: str) -> bool | str:
     raise BackendError(f"option {name}={value!r}: expected auto, true or false")
 
 
-def _as_positive_int(value: Any, name: str) -> int:
+def as_positive_int(value: Any, name: str) -> int:
     try:
         number = int(value)
     except (TypeError, ValueError):
@@ -111,6 +111,10 @@ def load_causal_lm(model_dir: Path, *, dtype: str = "float32") -> LoadedLM:
     torch_dtype = getattr(torch, dtype, None)
     if not isinstance(torch_dtype, torch.dtype):
         raise BackendError(f"option dtype={dtype!r}: not a torch dtype (float32, bfloat16 ...)")
+    from transformers.utils import logging as hf_logging
+
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()  # the run shows its own progress
     try:
         tok = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
         model = AutoModelForCausalLM.from_pretrained(
@@ -118,6 +122,9 @@ def load_causal_lm(model_dir: Path, *, dtype: str = "float32") -> LoadedLM:
         )
     except Exception as exc:
         raise BackendError(f"cannot load a causal language model from {model_dir}: {exc}") from exc
+    finally:
+        if bars:
+            hf_logging.enable_progress_bar()
     model.eval()
     eos = tok.eos_token_id
     eos_ids = tuple(eos) if isinstance(eos, list) else (() if eos is None else (int(eos),))
@@ -359,8 +366,8 @@ def make_hf(
         mode=str(mode),
         prefix=str(prefix),
         dtype=str(dtype),
-        chat=_as_bool_or_auto(chat, "chat"),
-        max_new_tokens=_as_positive_int(max_new_tokens, "max_new_tokens"),
+        chat=as_bool_or_auto(chat, "chat"),
+        max_new_tokens=as_positive_int(max_new_tokens, "max_new_tokens"),
         has_chat_template=lambda: tokenizer_has_chat_template(model_dir),
         identity={"weights_sha256": weights_sha256(model_dir)},
     )
@@ -368,7 +375,7 @@ def make_hf(
         model=name,
         params=params,
         locate=lambda: model_dir,
-        batch_size=_as_positive_int(batch_size, "batch_size"),
-        threads=None if threads is None else _as_positive_int(threads, "threads"),
+        batch_size=as_positive_int(batch_size, "batch_size"),
+        threads=None if threads is None else as_positive_int(threads, "threads"),
         dtype=str(dtype),
     )

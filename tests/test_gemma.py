@@ -1,0 +1,189 @@
+"""``gemma:270m``: option handling and the missing-extra path (fast); the real model (slow).
+
+The slow tests convert the packaged GGUF once into the user cache (or ``WINOSCOPE_CACHE_DIR``)
+exactly as ``winoscope demo`` does, then reuse that copy.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from winoscope.backends import create_backend, gemma
+from winoscope.demo import GEMMA_SPEC, demo_models, gemma_note, run_demo
+from winoscope.errors import BackendError
+from winoscope.records import Option, Request
+
+
+@pytest.fixture
+def without_gemma_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As on a machine without the extra: one of its modules cannot be found."""
+    monkeypatch.setattr(
+        gemma, "REQUIRED_MODULES", (*gemma.REQUIRED_MODULES, "winoscope_no_such_module")
+    )
+
+
+def test_spec_and_options_are_checked() -> None:
+    with pytest.raises(BackendError, match=r"unknown Gemma model '7b' \(known: 270m\)"):
+        create_backend("gemma:7b")
+    with pytest.raises(BackendError, match="unknown option"):
+        create_backend("gemma:270m", base_url="http://127.0.0.1:1")
+    with pytest.raises(BackendError, match="mode="):
+        create_backend("gemma:270m", mode="chat")
+
+
+def test_params_name_the_weights_without_loading_them(tmp_path: Path) -> None:
+    b = create_backend("gemma:270m", cache_dir=tmp_path)
+    assert (b.kind, b.model) == ("gemma", "270m")
+    assert b.params == {
+        "mode": "letters",
+        "dtype": "float32",
+        "weights": "gemma-3-270m Q4_K_M dequantised",
+        "gguf_sha256": gemma.GGUF_SHA256,
+        "prefix": " ",
+    }
+    assert not any(tmp_path.iterdir())  # nothing converted until the first request
+
+
+def test_cache_location(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("WINOSCOPE_CACHE_DIR", str(tmp_path / "c"))
+    assert gemma.cache_root() == tmp_path / "c"
+    assert gemma.float_model_dir() == tmp_path / "c" / "models" / "gemma-3-270m-f32-a5fd3b62230a"
+    monkeypatch.delenv("WINOSCOPE_CACHE_DIR")
+    assert gemma.cache_root().name == "winoscope"
+
+
+def test_a_finished_conversion_is_reused_and_a_partial_one_is_not(tmp_path: Path) -> None:
+    target = gemma.float_model_dir(tmp_path)
+    target.mkdir(parents=True)
+    (target / "config.json").write_text("{}")
+    assert not gemma.is_converted(tmp_path)  # no marker: an interrupted copy is not trusted
+    (target / gemma.MARKER).write_text(json.dumps({"gguf_sha256": gemma.GGUF_SHA256}))
+    said: list[str] = []
+    assert gemma.ensure_float_model(tmp_path, notify=said.append) == target
+    assert said == []
+
+
+def test_missing_extra_is_one_clear_error(without_gemma_extra: None) -> None:
+    with pytest.raises(BackendError) as info:
+        create_backend("gemma:270m")
+    assert "winoscope_no_such_module" in str(info.value)
+    assert "pip install 'winoscope[gemma]'" in str(info.value)
+    assert GEMMA_SPEC not in demo_models()
+    assert "not installed" in gemma_note()
+
+
+def test_demo_without_the_extra_runs_the_baselines_and_says_why(
+    without_gemma_extra: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = run_demo(tmp_path / "demo", quiet=True, tasks=("winobias-uk",))
+    assert "baseline:agreement" in table and GEMMA_SPEC not in table
+    err = capsys.readouterr().err
+    assert "Gemma 3 270M was skipped: its extra is not installed" in err
+    assert "baselines only" in err
+    readme = (tmp_path / "demo" / "README.md").read_text(encoding="utf-8")
+    assert "pip install 'winoscope[gemma]'" in readme
+
+
+def test_baselines_only_leaves_gemma_out() -> None:
+    assert GEMMA_SPEC in demo_models()
+    assert demo_models(lm=False) == [m for m in demo_models() if m != GEMMA_SPEC]
+    assert gemma_note(lm=False) == "Gemma 3 270M was not asked (baselines only). "
+
+
+# -- the real model ------------------------------------------------------------------------
+
+
+def _request(rid: str, prompt: str, a: str, b: str) -> Request:
+    return Request(
+        request_id=rid,
+        kind="choice",
+        prompt=prompt,
+        options=(Option("A", a, "target"), Option("B", b, "distractor")),
+        row_id=rid,
+        item_id=rid,
+    )
+
+
+@pytest.fixture(scope="module")
+def gemma_dir() -> Path:
+    if not gemma.available():
+        pytest.fail(f"the gemma extra is part of the dev extra: {gemma.missing_modules()}")
+    import torch
+
+    torch.set_num_threads(1)
+    return gemma.ensure_float_model()
+
+
+@pytest.mark.slow
+def test_converted_gemma_scores_like_a_plain_reference(gemma_dir: Path) -> None:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    said: list[str] = []
+    assert gemma.ensure_float_model(notify=said.append) == gemma_dir and said == []
+    marker = json.loads((gemma_dir / gemma.MARKER).read_text())
+    assert marker["gguf_sha256"] == gemma.GGUF_SHA256
+
+    reqs = [
+        _request("capital", "The capital of France is the city of", "Paris", "London"),
+        _request(
+            "uk",
+            "Столиця України — місто",
+            "Київ",
+            "Лондон",
+        ),
+        _request(
+            "letters",
+            "Question: which is a fruit?\nA. apple\nB. table\nAnswer (A or B):",
+            "apple",
+            "table",
+        ),
+    ]
+    texts = {
+        r.request_id: r.option_logprobs
+        for r in create_backend("gemma:270m", mode="texts").respond(reqs)
+    }
+    letters = {
+        r.request_id: r.option_logprobs
+        for r in create_backend("gemma:270m", batch_size=2).respond(reqs)
+    }
+
+    tok = AutoTokenizer.from_pretrained(gemma_dir)
+    model = AutoModelForCausalLM.from_pretrained(gemma_dir, dtype=torch.float32).eval()
+
+    def reference(prompt: str, continuation: str) -> float:
+        p = tok(prompt)["input_ids"]
+        c = tok(continuation, add_special_tokens=False)["input_ids"]
+        with torch.no_grad():
+            logp = torch.log_softmax(model(input_ids=torch.tensor([p + c])).logits[0], dim=-1)
+        return sum(float(logp[len(p) + k - 1, c[k]]) for k in range(len(c)))
+
+    for req in reqs:
+        want_texts = [reference(req.prompt, " " + o.text) for o in req.options]
+        want_letters = [reference(req.prompt, " " + o.label) for o in req.options]
+        assert texts[req.request_id] == pytest.approx(want_texts, abs=2e-3)
+        assert letters[req.request_id] == pytest.approx(want_letters, abs=2e-3)
+    # real weights, not noise: the model knows the capitals
+    assert texts["capital"][0] > texts["capital"][1] + 1.0
+    assert texts["uk"][0] > texts["uk"][1] + 1.0
+    assert all(math.isfinite(v) and v < 0 for v in letters["letters"])
+
+
+@pytest.mark.slow
+def test_demo_puts_gemma_beside_the_baselines(gemma_dir: Path, tmp_path: Path) -> None:
+    table = run_demo(tmp_path / "demo", quiet=True, tasks=("winobias-uk",))
+    rows = {line.split(" | ")[1]: line for line in table.splitlines() if " | " in line}
+    assert GEMMA_SPEC in rows and "baseline:agreement" in rows
+    readme = (tmp_path / "demo" / "README.md").read_text(encoding="utf-8")
+    assert "log-likelihood of the option letters" in readme
+    manifest = json.loads(
+        (tmp_path / "demo" / "winobias-uk__gemma_270m" / "manifest.json").read_text()
+    )
+    assert manifest["model"]["spec"] == GEMMA_SPEC
+    assert manifest["model"]["params"]["gguf_sha256"] == gemma.GGUF_SHA256
+    assert manifest["request_errors"] == 0
+    assert manifest["requests"] == 2 * 76  # the bundled sample's rows, both option orders
