@@ -347,3 +347,24 @@ def test_many_strata_put_strata_on_rows() -> None:
     assert by_stratum.rows[1][1][1] is None
     few = metric_tables(_metrics(rows[:3]))
     assert len(few) == 1 and few[0][1].corner == "metric"
+
+
+def test_dollar_signs_in_data_are_drawn_literally(tmp_path: Path) -> None:
+    """Matplotlib reads $...$ as mathematics; an unbalanced $ in data would fail to render."""
+    from winoscope.report.plots import occupation_figure, plain
+
+    pred = pd.DataFrame(
+        {
+            "occupation": ["a$b", "c$^{$x", "a$b"],
+            "pronoun_gender": ["male", "female", "female"],
+            "resolved_to_occupation": [True, False, True],
+        }
+    )
+    behaviour = occupation_behaviour(pred)
+    fig = occupation_figure(behaviour)
+    fig.savefig(tmp_path / "occ.png")  # raises on a mathtext parse error
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert sorted(labels) == sorted([plain("a$b"), plain("c$^{$x")])
+    metrics = _metrics([("pro_accuracy", "te$t", "a", 0.5), ("anti_accuracy", "te$t", "a", 0.4)])
+    for f in run_figures(metrics, None):
+        save_figure(f, tmp_path)

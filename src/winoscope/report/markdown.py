@@ -66,6 +66,7 @@ def render_markdown(rr: RunResult) -> str:
         f"- **Seed**: {man['seed']} · bootstrap: {man['bootstrap']['replicates']} replicates over source items, 95% percentile intervals",
         f"- **Requests**: {man['requests']} ({man['request_errors']} failed)",
         f"- **winoscope** {man['winoscope_version']}",
+        "- **Full report**: [report.html](report.html) (plots, tables, rows to read; figures in `plots/`)",
         "",
         "## Metrics",
         "",

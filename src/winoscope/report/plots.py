@@ -108,6 +108,11 @@ class SavedFigure:
         return round(self.pixels[0] * 96 / DPI)
 
 
+def plain(text: str) -> str:
+    """Data text as a literal label: matplotlib would read ``$...$`` as mathematics."""
+    return str(text).replace("$", r"\$")
+
+
 def tokens(metric: str) -> list[str]:
     return metric.lower().split("_")
 
@@ -282,14 +287,14 @@ def group_figure(points: pd.DataFrame, title: str) -> Figure:
             ms=6,
             capsize=3,
             color=GENDER_COLOURS.get(name, PALETTE[i % len(PALETTE)]),
-            label=name,
+            label=plain(name),
         )
     macro = sorted(pos[x] for x in points.loc[points["macro"], "x"])
     if macro:
         ax.axvspan(macro[0] - 0.5, macro[-1] + 0.5, color="#f0f0f0", zorder=-1)
     ax.set_xticks(
         range(len(xs)),
-        xs,
+        [plain(x) for x in xs],
         rotation=25 if len(xs) > 3 else 0,
         ha="right" if len(xs) > 3 else "center",
     )
@@ -351,7 +356,7 @@ def _forest(
             lw=1.8 if strong else 1.2,
         )
     ax.axvline(0, color="black", lw=0.8)
-    ax.set_yticks(y, labels)
+    ax.set_yticks(y, [plain(x) for x in labels])
     finite = values[np.isfinite(values)] if values.size else np.array([0.0])
     bound = max(0.1, float(np.abs(finite).max()) if finite.size else 0.1) * 1.1
     ax.set_xlim(-min(bound, 1.05), min(bound, 1.05))
@@ -383,7 +388,7 @@ def occupation_figure(behaviour: pd.DataFrame) -> Figure:
                 color=GENDER_COLOURS.get(g, PALETTE[i % len(PALETTE)]),
                 capsize=2,
                 alpha=0.85,
-                label=f"pronoun: {g}",
+                label=plain(f"pronoun: {g}"),
             )
         ax.set_xlabel("occupation statistic")
         ax.set_ylabel("share resolved to the occupation")
@@ -428,7 +433,7 @@ def occupation_figure(behaviour: pd.DataFrame) -> Figure:
             elinewidth=0.8,
             capsize=0,
             alpha=0.9,
-            label=f"pronoun: {g}",
+            label=plain(f"pronoun: {g}"),
         )
     # shade and name the statistic groups
     groups = stat.reindex(occupations).tolist()
@@ -457,7 +462,7 @@ def occupation_figure(behaviour: pd.DataFrame) -> Figure:
                     transform=ax.get_yaxis_transform(),
                 )
             start = j
-    ax.set_yticks(range(len(labels)), labels, fontsize=8)
+    ax.set_yticks(range(len(labels)), [plain(x) for x in labels], fontsize=8)
     ax.set_ylim(-0.6, len(labels) - 0.4)
     ax.set_xlim(-0.03, 1.03)
     ax.axvline(0.5, color=GREY, lw=0.8, ls=":", zorder=-1)
