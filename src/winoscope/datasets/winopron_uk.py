@@ -136,6 +136,7 @@ class PronounDataset(Dataset):
 
     prompts: pd.DataFrame | None = None
     lang: str = "uk"
+    pronoun_forms: Mapping[str, Mapping[str, frozenset[str]]] | None = None
 
 
 def _sentences(raw: pd.DataFrame, context: str, schema: Schema, location: str) -> pd.DataFrame:
@@ -343,7 +344,7 @@ def validate(ds: Dataset) -> list[Issue]:
     lang = getattr(ds, "lang", "uk")
     t = ds.table
     issues: list[Issue] = []
-    forms = PRONOUN_FORMS if lang == "uk" else None
+    forms = getattr(ds, "pronoun_forms", None) or (PRONOUN_FORMS if lang == "uk" else None)
     for context, rows in t.groupby("context", observed=True, sort=False):
         issues += _check_sentences(rows, str(context), lang, forms)
         issues += _check_pairs(rows, str(context))

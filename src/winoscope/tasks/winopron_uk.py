@@ -91,7 +91,11 @@ def option_texts(row: Mapping[str, Any], lang: str) -> dict[str, tuple[str, tupl
             "occupation": (occ, tuple(dict.fromkeys((nominative(occ), group)))),
             "participant": (part, (nominative(part),)),
         }
-    return {"occupation": (occ, (group,)), "participant": (part, ())}
+
+    def the(noun: str) -> str:
+        return noun if noun.lower() in {"someone", "somebody"} else f"the {noun}"
+
+    return {"occupation": (the(occ), (occ, group)), "participant": (the(part), (part,))}
 
 
 def sentence_meta(row: Mapping[str, Any], lang: str) -> dict[str, Any]:
