@@ -83,9 +83,9 @@ def test_malformed_files_name_file_line_and_field(text: str, line: int, message:
     with pytest.raises(DatasetError) as err:
         parse_conll(io.StringIO(text), file="resp.conll")
     assert err.value.file == "resp.conll"
-    assert err.value.row == line
+    assert err.value.line == line
     assert message in str(err.value)
-    assert str(err.value).startswith("file resp.conll, row")
+    assert str(err.value).startswith("file resp.conll, line")
 
 
 def test_missing_file_is_a_dataset_error(tmp_path: Path) -> None:

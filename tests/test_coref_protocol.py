@@ -80,7 +80,7 @@ def test_jsonlines_output_and_errors(tmp_path: Path) -> None:
     assert out.get("b").char_clusters(SENT) == []
     with pytest.raises(DatasetError, match="differs") as err:
         out.get("a").char_clusters(SENT + " ")
-    assert (err.value.row, err.value.field) == (1, "text")
+    assert (err.value.line, err.value.field) == (1, "text")
 
     cases = [
         ("{not json}\n", 1, "json"),
@@ -95,12 +95,12 @@ def test_jsonlines_output_and_errors(tmp_path: Path) -> None:
         bad.write_text(text, encoding="utf-8")
         with pytest.raises(DatasetError) as err:
             read_resolver_output(bad)
-        assert (err.value.file, err.value.row, err.value.field) == (str(bad), row, field), text
+        assert (err.value.file, err.value.line, err.value.field) == (str(bad), row, field), text
     far = tmp_path / "far.jsonl"
     far.write_text('{"id": "x", "clusters": [[[0, 500]]]}\n', encoding="utf-8")
     with pytest.raises(DatasetError, match="outside the sentence") as err:
         read_resolver_output(far).get("x").char_clusters(SENT)
-    assert (err.value.row, err.value.field) == (1, "clusters")
+    assert (err.value.line, err.value.field) == (1, "clusters")
 
 
 def _tokens(text: str) -> list[str]:
@@ -118,7 +118,7 @@ def test_conll_output_is_aligned_to_the_sentence(tmp_path: Path) -> None:
     # a token that is not in the sentence: file, line and field named
     with pytest.raises(DatasetError, match="does not continue") as err:
         out.get("row-1").char_clusters(SENT.replace("найняв", "взяв"))
-    assert (err.value.file, err.value.row, err.value.field) == (str(path), 3, "word")
+    assert (err.value.file, err.value.line, err.value.field) == (str(path), 3, "word")
 
 
 def test_token_offsets() -> None:

@@ -12,7 +12,8 @@ class DatasetError(WinoscopeError):
     """A dataset source could not be read or does not match its schema.
 
     ``row`` is 1-based and counts data rows (the header of a CSV is not a row), so
-    ``row=3`` is the third record in the file.
+    ``row=3`` is the third record in the file. ``line`` is a 1-based line of a text file, for
+    formats read line by line (CoNLL, jsonlines).
     """
 
     def __init__(
@@ -22,9 +23,11 @@ class DatasetError(WinoscopeError):
         file: str | None = None,
         row: int | None = None,
         field: str | None = None,
+        line: int | None = None,
     ) -> None:
         self.file = file
         self.row = row
+        self.line = line
         self.field = field
         self.detail = message
         super().__init__(self._compose())
@@ -35,6 +38,8 @@ class DatasetError(WinoscopeError):
             where.append(f"file {self.file}")
         if self.row is not None:
             where.append(f"row {self.row}")
+        if self.line is not None:
+            where.append(f"line {self.line}")
         if self.field:
             where.append(f"field '{self.field}'")
         return (", ".join(where) + ": " if where else "") + self.detail

@@ -98,7 +98,7 @@ def document_row(
             f"document {doc.name!r} needs one entity with the referent and a pronoun, found "
             f"{[len(c) for c in doc.clusters]} mention(s) per entity",
             file=doc.file,
-            row=doc.lines[0] if doc.lines else None,
+            line=doc.lines[0] if doc.lines else None,
             field="coreference",
         )
     mentions = sorted(doc.clusters[0])

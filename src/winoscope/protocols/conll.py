@@ -129,7 +129,7 @@ class _DocumentBuilder:
                     f"mention of entity {m.group(1)} ends here but never started "
                     f"(annotation {annotation!r})",
                     file=self.doc.file,
-                    row=line_no,
+                    line=line_no,
                     field=FIELD,
                 )
             start, _ = stack.pop()
@@ -139,7 +139,7 @@ class _DocumentBuilder:
                 f"unrecognised coreference annotation {annotation!r} (expected '-', '(N', "
                 "'N)' or '(N)' joined by '|')",
                 file=self.doc.file,
-                row=line_no,
+                line=line_no,
                 field=FIELD,
             )
 
@@ -151,7 +151,7 @@ class _DocumentBuilder:
                     f"mention of entity {self.doc.entity_numbers[e]} opened on line {started} "
                     f"is never closed in document {self.doc.name!r}",
                     file=self.doc.file,
-                    row=line_no,
+                    line=line_no,
                     field=FIELD,
                 )
         return self.doc
@@ -160,7 +160,7 @@ class _DocumentBuilder:
 def parse_conll(lines: Iterable[str], *, file: str = "<string>") -> list[ConllDocument]:
     """Documents in CoNLL-2012 text; malformed input raises DatasetError naming file and line.
 
-    ``row`` in the error is the 1-based line number of the file.
+    ``line`` in the error is the 1-based line number of the file.
     """
     docs: list[ConllDocument] = []
     seen: set[str] = set()
@@ -175,18 +175,18 @@ def parse_conll(lines: Iterable[str], *, file: str = "<string>") -> list[ConllDo
                     f"'#begin document' inside document {current.doc.name!r} "
                     "(missing '#end document')",
                     file=file,
-                    row=line_no,
+                    line=line_no,
                 )
             name = begin.group(1)
             if name in seen:
-                raise DatasetError(f"document {name!r} appears twice", file=file, row=line_no)
+                raise DatasetError(f"document {name!r} appears twice", file=file, line=line_no)
             seen.add(name)
             current = _DocumentBuilder(name, file)
             continue
         if _END.search(line) and line.lstrip().startswith("#"):
             if current is None:
                 raise DatasetError(
-                    "'#end document' without '#begin document'", file=file, row=line_no
+                    "'#end document' without '#begin document'", file=file, line=line_no
                 )
             docs.append(current.finish(line_no))
             current = None
@@ -201,7 +201,7 @@ def parse_conll(lines: Iterable[str], *, file: str = "<string>") -> list[ConllDo
             raise DatasetError(
                 "token line outside a '#begin document' ... '#end document' block",
                 file=file,
-                row=line_no,
+                line=line_no,
             )
         cols = _columns(line)
         word = cols[3] if len(cols) >= 5 else (cols[0] if len(cols) == 1 else "")
@@ -210,7 +210,7 @@ def parse_conll(lines: Iterable[str], *, file: str = "<string>") -> list[ConllDo
         raise DatasetError(
             f"document {current.doc.name!r} is not closed with '#end document'",
             file=file,
-            row=line_no,
+            line=line_no,
         )
     return docs
 

@@ -49,7 +49,7 @@ class ResolverDocument:
                 f"document {self.doc_id!r}: its text differs from the task's sentence "
                 f"({self.text!r} vs {text!r})",
                 file=self.file,
-                row=self.line,
+                line=self.line,
                 field="text",
             )
         if self.conll is not None:
@@ -62,7 +62,7 @@ class ResolverDocument:
                         f"document {self.doc_id!r}: span [{s}, {e}] is outside the sentence "
                         f"(length {len(text)})",
                         file=self.file,
-                        row=self.line,
+                        line=self.line,
                         field="clusters",
                     )
             out.append(list(cluster))
@@ -82,7 +82,7 @@ class ResolverOutput:
             raise DatasetError(
                 f"document {doc.doc_id!r} appears twice (first in {first.file}, line {first.line})",
                 file=doc.file,
-                row=doc.line,
+                line=doc.line,
                 field="id",
             )
         self.documents[doc.doc_id] = doc
@@ -122,13 +122,13 @@ def conll_char_clusters(doc: ConllDocument, text: str) -> list[list[Span]]:
                 break
             pos += len(tok)
         raise DatasetError(
-            f"document {doc.doc_id!r}: {exc} ({text!r})", file=doc.file, row=line, field="word"
+            f"document {doc.doc_id!r}: {exc} ({text!r})", file=doc.file, line=line, field="word"
         ) from None
     return [[(offsets[s][0], offsets[e][1]) for s, e in cluster] for cluster in doc.clusters]
 
 
 def _bad(file: str, line: int, fld: str, message: str) -> DatasetError:
-    return DatasetError(message, file=file, row=line, field=fld)
+    return DatasetError(message, file=file, line=line, field=fld)
 
 
 def read_jsonlines(path: Path, out: ResolverOutput | None = None) -> ResolverOutput:
