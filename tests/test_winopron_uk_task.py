@@ -147,3 +147,12 @@ def test_cli_run_and_tasks_listing(tmp_path: Path) -> None:
     tasks = {t["task"]: t for t in json.loads(listing.output)}
     assert tasks["winopron-uk"]["source"] == winopron_uk.HUB_ID
     assert "pair_consistency" in tasks["winopron-uk"]["metrics"]
+
+
+def test_demo_covers_winopron_uk(tmp_path: Path) -> None:
+    from winoscope.demo import DEMO_TASKS, run_demo
+
+    assert "winopron-uk" in DEMO_TASKS
+    table = run_demo(tmp_path / "demo", quiet=True, tasks=("winopron-uk",), lm=False)
+    assert "winopron-uk" in table and "double_accuracy" in table
+    assert (tmp_path / "demo" / "winopron-uk__baseline_first" / "metrics.json").is_file()

@@ -13,7 +13,7 @@ from .report.markdown import fmt
 from .runner import RunResult, run
 from .tasks import TASKS
 
-DEMO_TASKS = ("winobias-uk", "swewinogender/nli", "swewinogender/resolution")
+DEMO_TASKS = ("winobias-uk", "winopron-uk", "swewinogender/nli", "swewinogender/resolution")
 HEADLINE = (
     "overall_accuracy",
     "signed_bias_gap",
@@ -21,6 +21,9 @@ HEADLINE = (
     "agreement_control_accuracy",
     "cross_control_accuracy",
     "option_order_consistency",
+    "double_accuracy",
+    "single_accuracy",
+    "gender_gap",
     "accuracy",
     "krippendorff_alpha",
     "gender_parity",
