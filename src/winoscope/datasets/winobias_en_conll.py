@@ -24,12 +24,17 @@ from typing import Any
 import pandas as pd
 
 from ..errors import DatasetError
-from ..protocols.conll import ConllDocument, read_conll
+from ..protocols.conll import ConllDocument, parse_conll
 from ..protocols.resolver_output import token_offsets
 from .base import Dataset
+from .raw_files import RawFiles, is_url
 from .sources import SourceInfo
 
 FAMILY = "winobias-en"
+DEFAULT_SOURCE = (
+    "https://raw.githubusercontent.com/uclanlp/corefBias/master/WinoBias/wino/data/conll_format"
+)
+LIST_FILES = ("male_occupations.txt", "female_occupations.txt")
 REVIEW_STATUS = "published dataset (Zhao et al. 2018)"
 SPLITS = ("dev", "test")
 TYPES = ("type1", "type2")
@@ -44,20 +49,37 @@ def file_name(split: str, typ: str, condition: str) -> str:
     return f"{split}_{typ}_{condition}_stereotype.v4_auto_conll"
 
 
-def _occupations(directory: Path) -> dict[str, str]:
-    """Occupation -> stereotyped gender from ``male_occupations.txt``/``female_occupations.txt``
-    beside the CoNLL folder (or in it); empty when absent."""
+def _parent(base: str) -> str:
+    if is_url(base):
+        return base.rstrip("/").rsplit("/", 1)[0]
+    return str(Path(base).parent)
+
+
+def _occupation_lists(files: RawFiles) -> dict[str, str]:
+    """Occupation -> stereotyped gender from the two lists, read beside the CoNLL files (a zip
+    or a folder holding them) or, as in the repository, one folder up; empty when absent."""
     out: dict[str, str] = {}
-    for base in (directory, directory.parent):
-        for gender in ("male", "female"):
-            path = base / f"{gender}_occupations.txt"
-            if path.is_file():
-                for line in path.read_text(encoding="utf-8").splitlines():
-                    if line.strip():
-                        out.setdefault(line.strip().lower(), gender)
-        if out:
-            break
+    candidates = (
+        [files] if files.base.lower().endswith(".zip") else [files, RawFiles(_parent(files.base))]
+    )
+    for where in candidates:
+        try:
+            texts = {name: where.read_text(name) for name in LIST_FILES}
+        except DatasetError:
+            continue
+        for name, text in texts.items():
+            gender = name.split("_", 1)[0]
+            for line in text.splitlines():
+                if line.strip():
+                    out.setdefault(line.strip().lower(), gender)
+        files.read_files.update(where.read_files)
+        break
     return out
+
+
+def _occupations(directory: Path) -> dict[str, str]:
+    """The occupation lists for a local CoNLL folder (see :func:`_occupation_lists`)."""
+    return _occupation_lists(RawFiles(str(directory)))
 
 
 def _pronoun_gender(word: str) -> str | None:
@@ -113,7 +135,7 @@ def document_row(
     return {
         "row_id": doc.doc_id,
         "doc_name": doc.name,
-        "file": Path(doc.file).name,
+        "file": Path(doc.file.rsplit("!", 1)[-1]).name,
         "split": split,
         "type": typ,
         "condition": condition,
@@ -144,41 +166,38 @@ def load(
     split: str | None = None,
     **_: Any,
 ) -> Dataset:
-    """Load the eight CoNLL files from the folder ``source`` (``winobias-en/conll_format``).
+    """Load the eight CoNLL files from a folder, a URL prefix (default: the public repository's
+    ``conll_format`` folder) or a zip holding them.
 
-    ``split`` (``dev``/``test``) keeps one split. The occupation lists are read from the folder
-    or its parent when present.
+    ``split`` (``dev``/``test``; ``validation`` is taken as ``dev``) keeps one split. The
+    occupation lists are read beside the files or one folder up when present.
     """
-    if source is None:
-        raise DatasetError(
-            "give the folder with the WinoBias CoNLL files (e.g. --data winobias-en/conll_format)",
-            field="data",
-        )
-    directory = Path(source)
-    if not directory.is_dir():
-        raise DatasetError("not a folder with the WinoBias CoNLL files", file=str(directory))
-    occupations = _occupations(directory)
-    splits = SPLITS if split is None else (split,)
-    if split is not None and split not in SPLITS:
-        raise DatasetError(f"unknown split '{split}' (dev or test)", field="split")
+    del revision  # raw files: the URL itself names the revision
+    files = RawFiles(str(source) if source is not None else DEFAULT_SOURCE)
+    local_folder = files.kind == "file" and not files.base.lower().endswith(".zip")
+    if local_folder and not Path(files.base).is_dir():
+        raise DatasetError("not a folder with the WinoBias CoNLL files", file=files.base)
+    if split is not None:
+        split = {"validation": "dev"}.get(split, split)
+        if split not in SPLITS:
+            raise DatasetError(f"unknown split '{split}' (dev or test)", field="split")
+    occupations = _occupation_lists(files)
     rows = []
     found = []
-    for sp in splits:
+    for sp in SPLITS if split is None else (split,):
         for typ in TYPES:
             for cond in CONDITIONS:
-                path = directory / file_name(sp, typ, cond)
-                if not path.is_file():
-                    raise DatasetError("missing WinoBias CoNLL file", file=str(path))
-                found.append(path.name)
-                for doc in read_conll(path):
+                name = file_name(sp, typ, cond)
+                text = files.read_text(name)
+                found.append(name)
+                where = files.location(name)
+                for doc in parse_conll(text.splitlines(keepends=True), file=where):
                     rows.append(document_row(doc, sp, typ, cond, occupations))
-    table = pd.DataFrame(rows)
-    info = SourceInfo(kind="file", location=str(directory))
     ds = Dataset(
         family=FAMILY,
         name="WinoBias (English, CoNLL)",
-        table=table,
-        source=info,
+        table=pd.DataFrame(rows),
+        source=files.source_info(),
         review_status=REVIEW_STATUS,
     )
     ds.metadata["files"] = found

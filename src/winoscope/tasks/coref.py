@@ -273,7 +273,7 @@ WINOBIAS_EN_COREF = task(
         family="winobias-en",
         description="WinoBias (English) CoNLL files, coreference resolver protocol: CoNLL F1 on "
         "pro/anti x type1/type2 x dev/test",
-        source="uclanlp/corefBias WinoBias/wino/data/conll_format (local folder)",
+        source=en_data.DEFAULT_SOURCE,
         protocol="coref",
         metrics=COREF_METRICS,
         load=en_data.load,
