@@ -11,7 +11,7 @@ import pytest
 
 import winoscope
 from winoscope.backends import create_backend
-from winoscope.backends.store import STORE_FILE, ResponseStore, plan_run, response_key
+from winoscope.backends.store import STORE_FILE, ResponseStore, plan_run, scope_key
 from winoscope.errors import BackendError
 from winoscope.records import Option, Request, Response
 from winoscope.testing.openai_server import StubBehaviour, pick_letter, serve_in_thread
@@ -30,31 +30,36 @@ def req(i: int, prompt: str | None = None) -> Request:
     )
 
 
-def test_key_depends_on_every_part() -> None:
-    base = response_key("openai", "m", {"mode": "chat", "temperature": 0.0}, TEMPLATE, "h1")
-    assert base == response_key("openai", "m", {"temperature": 0.0, "mode": "chat"}, TEMPLATE, "h1")
+def test_scope_depends_on_every_setting() -> None:
+    base = scope_key("openai", "m", {"mode": "chat", "temperature": 0.0}, TEMPLATE)
+    assert base == scope_key("openai", "m", {"temperature": 0.0, "mode": "chat"}, TEMPLATE)
     variants = [
-        response_key("hf", "m", {"mode": "chat", "temperature": 0.0}, TEMPLATE, "h1"),
-        response_key("openai", "m2", {"mode": "chat", "temperature": 0.0}, TEMPLATE, "h1"),
-        response_key("openai", "m", {"mode": "chat", "temperature": 0.5}, TEMPLATE, "h1"),
-        response_key("openai", "m", {"mode": "letters", "temperature": 0.0}, TEMPLATE, "h1"),
-        response_key("openai", "m", {"mode": "chat", "temperature": 0.0}, {"name": "u"}, "h1"),
-        response_key("openai", "m", {"mode": "chat", "temperature": 0.0}, TEMPLATE, "h2"),
+        scope_key("hf", "m", {"mode": "chat", "temperature": 0.0}, TEMPLATE),
+        scope_key("openai", "m2", {"mode": "chat", "temperature": 0.0}, TEMPLATE),
+        scope_key("openai", "m", {"mode": "chat", "temperature": 0.5}, TEMPLATE),
+        scope_key("openai", "m", {"mode": "letters", "temperature": 0.0}, TEMPLATE),
+        scope_key("openai", "m", {"mode": "chat", "temperature": 0.0}, {"name": "u"}),
+        scope_key("openai", "m", {"mode": "chat", "temperature": 0.0}, None),
     ]
     assert len({base, *variants}) == 7
 
 
 def test_roundtrip_keeps_every_answer_field(tmp_path: Path) -> None:
     with ResponseStore(tmp_path / "s.sqlite") as st:
-        st.put("k1", Response("x", "openai", "m", text="B. медсестра", latency_s=0.5))
-        st.put("k2", Response("y", "openai", "m", option_logprobs=(-0.25, -math.inf)))
-        st.put("k4", Response("w", "openai", "m", error="HTTP 500"))  # never stored
-        got = st.get_many(["k1", "k2", "k4", "nope"])
-        assert len(st) == 2
-    assert set(got) == {"k1", "k2"}
-    assert got["k1"].text == "B. медсестра" and got["k1"].cached and got["k1"].latency_s == 0.5
-    assert got["k2"].option_logprobs == (-0.25, -math.inf)
-    assert got["k2"].text is None and got["k2"].error is None
+        sc = st.scope("openai", "m", {"mode": "chat"}, TEMPLATE)
+        other = st.scope("openai", "m2", {"mode": "chat"}, TEMPLATE)
+        st.put(sc, "h1", Response("x", "openai", "m", text="B. медсестра", latency_s=0.5))
+        st.put(sc, "h2", Response("y", "openai", "m", option_logprobs=(-0.25, -math.inf)))
+        st.put(sc, "h4", Response("w", "openai", "m", error="HTTP 500"))  # never stored
+        st.put(other, "h1", Response("x", "openai", "m2", text="A"))
+        got = st.get_scope(sc)
+        assert len(st) == 3
+        assert st.get_scope(other)["h1"].text == "A"
+        assert st.get_scope("no-such-scope") == {}
+    assert set(got) == {"h1", "h2"}
+    assert got["h1"].text == "B. медсестра" and got["h1"].cached and got["h1"].latency_s == 0.5
+    assert got["h2"].option_logprobs == (-0.25, -math.inf)
+    assert got["h2"].text is None and got["h2"].error is None
 
 
 def test_roundtrip_keeps_resolver_clusters_as_tuples(tmp_path: Path) -> None:
@@ -62,14 +67,29 @@ def test_roundtrip_keeps_resolver_clusters_as_tuples(tmp_path: Path) -> None:
         pytest.skip("Response has no clusters field in this version")
     clusters = (((0, 5), (10, 12)), ((20, 22),))
     with ResponseStore(tmp_path / "s.sqlite") as st:
-        st.put("k", Response("z", "file", "m", clusters=clusters))  # type: ignore[call-arg]
-        assert st.get_many(["k"])["k"].clusters == clusters  # type: ignore[attr-defined]
+        st.put("s", "h", Response("z", "file", "m", clusters=clusters))  # type: ignore[call-arg]
+        assert st.get_scope("s")["h"].clusters == clusters  # type: ignore[attr-defined]
+
+
+def test_scopes_are_described_in_the_file(tmp_path: Path) -> None:
+    with ResponseStore(tmp_path / "s.sqlite") as st:
+        sc = st.scope("openai", "m", {"mode": "chat", "temperature": 0.0}, TEMPLATE)
+    con = sqlite3.connect(tmp_path / "s.sqlite")
+    (text,) = con.execute("SELECT description FROM scopes WHERE scope = ?", (sc,)).fetchone()
+    con.close()
+    assert json.loads(text) == {
+        "backend": "openai",
+        "model": "m",
+        "params": {"mode": "chat", "temperature": 0.0},
+        "template": TEMPLATE,
+    }
+    assert sc == scope_key("openai", "m", {"mode": "chat", "temperature": 0.0}, TEMPLATE)
 
 
 def test_store_uses_wal_and_commits_each_row(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
     st = ResponseStore(path)
-    st.put("k1", Response("x", "openai", "m", text="A"))
+    st.put("s", "h1", Response("x", "openai", "m", text="A"))
     # a second connection sees the row at once: it was committed, not left in a transaction
     other = sqlite3.connect(path)
     assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -88,6 +108,8 @@ def test_a_file_that_is_not_a_store_is_one_clear_error(tmp_path: Path) -> None:
 def test_plan_asks_duplicates_once_and_fans_the_answer_out(tmp_path: Path) -> None:
     reqs = [req(0), req(1, "same"), req(2, "same")]
     b = create_backend("openai:m", base_url="http://127.0.0.1:9/v1")
+    without = plan_run(b, reqs, None, template=TEMPLATE)
+    assert len(without.to_ask) == 3 and without.record(Response("q1", "openai", "m")) != []
     with ResponseStore(tmp_path / "s.sqlite") as st:
         plan = plan_run(b, reqs, st, template=TEMPLATE)
         assert [r.request_id for r in plan.to_ask] == ["q0", "q1"]

@@ -18,13 +18,14 @@ from winoscope.testing.openai_server import StubBehaviour, serve_in_thread
 
 
 def stored_rows(db: Path) -> dict[str, tuple[str, float]]:
-    """key -> (content_hash, created) of every committed row, read by a separate connection."""
+    """content_hash -> (payload, created) of every committed row, read by another connection."""
     if not db.exists():
         return {}
     con = sqlite3.connect(db, timeout=5)
     try:
         return {
-            k: (h, c) for k, h, c in con.execute("SELECT key, content_hash, created FROM responses")
+            h: (p, c)
+            for h, p, c in con.execute("SELECT content_hash, payload, created FROM responses")
         }
     except sqlite3.OperationalError:  # the table is not created yet
         return {}
@@ -86,7 +87,7 @@ def test_killed_run_resumes_without_losing_or_repeating_answers(
         calls_before = len(srv.calls)
         # every stored answer was asked; in-flight requests at the kill were not stored
         asked_prompts = {c.prompt for c in srv.calls}
-        assert {prompt_of[h] for h, _ in before.values()} <= asked_prompts
+        assert {prompt_of[h] for h in before} <= asked_prompts
 
         done = subprocess.run(cli(srv.url, out), capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
@@ -94,11 +95,11 @@ def test_killed_run_resumes_without_losing_or_repeating_answers(
 
     after = stored_rows(db)
     # nothing lost: every answer stored before the kill is still there, untouched
-    for key, row in before.items():
-        assert after[key] == row
+    for h, row in before.items():
+        assert after[h] == row
     # nothing repeated: the resumed run asked only for prompts without a stored answer
     resumed_prompts = [c.prompt for c in resumed_calls]
-    stored_before = {prompt_of[h] for h, _ in before.values()}
+    stored_before = {prompt_of[h] for h in before}
     assert not stored_before & set(resumed_prompts)
     assert len(resumed_prompts) == len(set(resumed_prompts)) == total - len(before)
     # and the run is complete: one row per request, a manifest that says what was reused

@@ -215,7 +215,7 @@ class OpenAIBackend:
         if not requests:
             return
         key = os.environ.get(self.api_key_env, "")
-        out: queue.Queue[Response | BaseException | None] = queue.Queue()
+        out: queue.SimpleQueue[Response | BaseException | None] = queue.SimpleQueue()
         loop = _new_loop()
         main: asyncio.Task[None] | None = None
 
@@ -258,7 +258,9 @@ class OpenAIBackend:
                     loop.call_soon_threadsafe(lambda: main is not None and main.cancel())
                 worker.join(timeout=10)
 
-    async def _run_all(self, requests: Sequence[Request], key: str, out: queue.Queue[Any]) -> None:
+    async def _run_all(
+        self, requests: Sequence[Request], key: str, out: queue.SimpleQueue[Any]
+    ) -> None:
         import aiohttp
 
         self.stats = {"http_calls": 0, "retries": 0, "errors": 0}
@@ -269,27 +271,28 @@ class OpenAIBackend:
             limit=self.concurrency, limit_per_host=0, ttl_dns_cache=300
         )
         timeout = aiohttp.ClientTimeout(total=self.timeout)
-        sem = asyncio.Semaphore(self.concurrency)
         rng = random.Random()
+        pending = iter(enumerate(requests))
         async with aiohttp.ClientSession(
             connector=connector, timeout=timeout, headers=headers, raise_for_status=False
         ) as session:
-
-            async def one(i: int, req: Request) -> None:
-                async with sem:
+            # ``concurrency`` workers pull from one iterator: at most that many requests are
+            # in flight, and no task or semaphore waiter exists per queued request.
+            async def worker() -> None:
+                for i, req in pending:
                     resp = await self._ask(session, i, req, key, rng)
-                if resp.error is not None:
-                    self.stats["errors"] += 1
-                out.put(resp)
+                    if resp.error is not None:
+                        self.stats["errors"] += 1
+                    out.put(resp)
 
-            tasks = [asyncio.ensure_future(one(i, r)) for i, r in enumerate(requests)]
+            n_workers = min(self.concurrency, len(requests))
+            workers = [asyncio.ensure_future(worker()) for _ in range(n_workers)]
             try:
-                for fut in asyncio.as_completed(tasks):
-                    await fut
+                await asyncio.gather(*workers)
             finally:
-                for t in tasks:
-                    t.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
+                for w in workers:
+                    w.cancel()
+                await asyncio.gather(*workers, return_exceptions=True)
 
     async def _ask(
         self, session: Any, index: int, req: Request, key: str, rng: random.Random

@@ -1,20 +1,22 @@
 """The response store: every model answer written to SQLite the moment it arrives.
 
 One row per answer, committed on its own (WAL mode, so a ``kill -9`` loses at most the answers
-still in flight, never a committed one). The key is a sha256 of
+still in flight, never a committed one). A row's key is the pair
 
-``{"backend": kind, "model": name, "params": every generation/scoring parameter,
-"template": {"name", "text"} of the prompt template, "request": Request.content_hash}``
+- ``scope``: sha256 of ``{"backend": kind, "model": name, "params": every generation/scoring
+  parameter, "template": {"name", "text"} of the prompt template}`` (the ``scopes`` table keeps
+  that description beside the hash, so a store can be read by people), and
+- ``content_hash``: :attr:`Request.content_hash`, the hash of what the model sees,
 
 so a stored answer is only ever served to the same backend, model, parameters, template and
-exact prompt with options. A changed temperature, mode or template misses the store and asks
-the model again. Failed requests (``Response.error``) are not stored: a resumed run asks them
-again.
+exact prompt with options. A changed temperature, mode or template is another scope: it misses
+the store and asks the model again. Failed requests (``Response.error``) are not stored: a
+resumed run asks them again.
 
 >>> store = ResponseStore(":memory:")
->>> k = response_key("openai", "m", {"mode": "chat"}, None, "ab12")
->>> store.put(k, Response("r1", "openai", "m", text="B"))
->>> store.get_many([k])[k].text
+>>> scope = store.scope("openai", "m", {"mode": "chat"}, None)
+>>> store.put(scope, "ab12", Response("r1", "openai", "m", text="B"))
+>>> store.get_scope(scope)["ab12"].text
 'B'
 """
 
@@ -26,7 +28,7 @@ import math
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -36,7 +38,7 @@ from ..records import Request, Response
 from .base import Backend
 
 STORE_FILE = "responses.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 # Fields of Response kept in the row's JSON payload (request_id, cached and latency are per
 # call, not per answer).
 PAYLOAD_FIELDS = ("text", "choice", "option_logprobs", "clusters")
@@ -46,24 +48,26 @@ def _canonical(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
 
 
-def response_key(
-    backend: str,
-    model: str,
-    params: Mapping[str, Any],
-    template: Mapping[str, Any] | None,
-    content_hash: str,
+def scope_description(
+    backend: str, model: str, params: Mapping[str, Any], template: Mapping[str, Any] | None
 ) -> str:
-    """The store key of one answer (a sha256 hex digest)."""
-    blob = _canonical(
+    """The canonical JSON text whose sha256 is the scope."""
+    return _canonical(
         {
             "backend": backend,
             "model": model,
             "params": dict(params),
             "template": None if template is None else dict(template),
-            "request": content_hash,
         }
     )
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def scope_key(
+    backend: str, model: str, params: Mapping[str, Any], template: Mapping[str, Any] | None
+) -> str:
+    """Hash of everything but the prompt that decides an answer."""
+    text = scope_description(backend, model, params, template)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _encode_float(x: float) -> Any:
@@ -125,21 +129,33 @@ class ResponseStore:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS responses ("
-                " key TEXT PRIMARY KEY,"
+                " scope TEXT NOT NULL,"
+                " content_hash TEXT NOT NULL,"
                 " backend TEXT NOT NULL,"
                 " model TEXT NOT NULL,"
-                " content_hash TEXT,"
                 " payload TEXT NOT NULL,"
                 " latency_s REAL,"
-                " created REAL NOT NULL)"
+                " created REAL NOT NULL,"
+                " PRIMARY KEY (scope, content_hash)) WITHOUT ROWID"
+            )
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS scopes (scope TEXT PRIMARY KEY, description TEXT)"
             )
             self._db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
             self._db.execute(
                 "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
             self._db.commit()
+            (version,) = self._db.execute(
+                "SELECT value FROM meta WHERE name = 'schema_version'"
+            ).fetchone()
         except sqlite3.DatabaseError as exc:
             raise BackendError(f"response store {self.path} cannot be opened: {exc}") from None
+        if version != str(SCHEMA_VERSION):
+            raise BackendError(
+                f"response store {self.path} has schema version {version}, this winoscope "
+                f"reads {SCHEMA_VERSION}; move the file away to start a fresh store"
+            )
 
     def __enter__(self) -> ResponseStore:
         return self
@@ -155,84 +171,92 @@ class ResponseStore:
         with self._lock:
             return int(self._db.execute("SELECT count(*) FROM responses").fetchone()[0])
 
-    def put(self, key: str, resp: Response, content_hash: str | None = None) -> None:
+    def scope(
+        self,
+        backend: str,
+        model: str,
+        params: Mapping[str, Any],
+        template: Mapping[str, Any] | None,
+    ) -> str:
+        """The scope hash for these settings, recorded with its description."""
+        text = scope_description(backend, model, params, template)
+        key = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        with self._lock:
+            self._db.execute("INSERT OR IGNORE INTO scopes VALUES (?, ?)", (key, text))
+            self._db.commit()
+        return key
+
+    def put(self, scope: str, content_hash: str, resp: Response) -> None:
         """Write one answer and commit it; errors are never stored."""
         if resp.error is not None:
             return
         row = (
-            key,
+            scope,
+            content_hash,
             resp.backend,
             resp.model,
-            content_hash,
             encode_payload(resp),
             resp.latency_s,
             time.time(),
         )
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO responses"
-                " (key, backend, model, content_hash, payload, latency_s, created)"
-                " VALUES (?,?,?,?,?,?,?)",
-                row,
-            )
+            self._db.execute("INSERT OR REPLACE INTO responses VALUES (?,?,?,?,?,?,?)", row)
             self._db.commit()
 
-    def get_many(self, keys: Iterable[str]) -> dict[str, Response]:
-        """Stored answers for ``keys`` (missing keys are absent), marked ``cached=True``.
+    def get_scope(self, scope: str) -> dict[str, Response]:
+        """Every stored answer of ``scope`` by content hash, marked ``cached=True``.
 
-        The returned responses carry an empty ``request_id``; the caller sets its own.
+        The responses carry an empty ``request_id``; the caller sets its own.
         """
-        wanted = list(dict.fromkeys(keys))
-        found: dict[str, Response] = {}
-        with self._lock:
-            for i in range(0, len(wanted), 500):
-                chunk = wanted[i : i + 500]
-                marks = ",".join("?" * len(chunk))
-                for key, backend, model, payload, latency in self._db.execute(
-                    "SELECT key, backend, model, payload, latency_s FROM responses"
-                    f" WHERE key IN ({marks})",
-                    chunk,
-                ):
-                    found[key] = Response(
-                        request_id="",
-                        backend=backend,
-                        model=model,
-                        cached=True,
-                        latency_s=latency,
-                        **decode_payload(payload),
-                    )
-        return found
+        return {h: Response(request_id="", **kw) for h, kw in self.scope_fields(scope).items()}
 
-    def keys(self) -> set[str]:
+    def scope_fields(self, scope: str) -> dict[str, dict[str, Any]]:
+        """Like :meth:`get_scope`, as ``Response`` keyword arguments without ``request_id``."""
         with self._lock:
-            return {k for (k,) in self._db.execute("SELECT key FROM responses")}
+            rows = self._db.execute(
+                "SELECT content_hash, backend, model, payload, latency_s FROM responses"
+                " WHERE scope = ?",
+                (scope,),
+            ).fetchall()
+        return {
+            h: {
+                "backend": backend,
+                "model": model,
+                "cached": True,
+                "latency_s": latency,
+                **decode_payload(payload),
+            }
+            for h, backend, model, payload, latency in rows
+        }
 
 
 @dataclass
 class StoredRun:
     """What the store already holds for one run's requests, and what is left to ask.
 
-    Requests with the same key (the same prompt asked twice) are asked once; every one of them
-    gets the answer. ``record`` writes an answer and returns it once per request sharing its
-    key, with that request's id.
+    Requests with the same content hash (the same prompt asked twice) are asked once; every one
+    of them gets the answer. ``record`` writes an answer and returns it once per request
+    sharing its content, with that request's id.
     """
 
     store: ResponseStore | None
-    keys: dict[str, str]
+    scope: str
+    hashes: dict[str, str]
     cached: dict[str, Response]
     to_ask: list[Request]
     followers: dict[str, list[Request]] = field(default_factory=dict)
-    content_hashes: dict[str, str] = field(default_factory=dict)
     asked: int = 0
 
     def record(self, resp: Response) -> list[Response]:
-        key = self.keys[resp.request_id]
+        h = self.hashes[resp.request_id]
         self.asked += 1
         if self.store is not None:
-            self.store.put(key, resp, content_hash=self.content_hashes.get(key))
-        return [resp] + [
-            replace(resp, request_id=r.request_id) for r in self.followers.get(key, [])
-        ]
+            self.store.put(self.scope, h, resp)
+        return [resp] + [_with_id(resp, r.request_id) for r in self.followers.get(h, [])]
+
+
+def _with_id(resp: Response, request_id: str) -> Response:
+    return replace(resp, request_id=request_id)
 
 
 def plan_run(
@@ -250,23 +274,22 @@ def plan_run(
     """
     use = store if store is not None and getattr(backend, "cacheable", True) else None
     hashes = {r.request_id: r.content_hash for r in requests}
-    keys = {
-        rid: response_key(backend.kind, backend.model, backend.params, template, h)
-        for rid, h in hashes.items()
-    }
-    hits = use.get_many(keys.values()) if (use is not None and resume) else {}
+    if use is None:
+        return StoredRun(None, "", hashes, {}, list(requests))
+    scope = use.scope(backend.kind, backend.model, backend.params, template)
+    hits = use.scope_fields(scope) if resume else {}
     cached: dict[str, Response] = {}
     to_ask: list[Request] = []
-    first: dict[str, Request] = {}
+    first: set[str] = set()
     followers: dict[str, list[Request]] = {}
     for req in requests:
-        key = keys[req.request_id]
-        if key in hits:
-            cached[req.request_id] = replace(hits[key], request_id=req.request_id)
-        elif use is not None and key in first:
-            followers.setdefault(key, []).append(req)
+        h = hashes[req.request_id]
+        hit = hits.get(h)
+        if hit is not None:
+            cached[req.request_id] = Response(request_id=req.request_id, **hit)
+        elif h in first:
+            followers.setdefault(h, []).append(req)
         else:
-            first[key] = req
+            first.add(h)
             to_ask.append(req)
-    content = {keys[rid]: h for rid, h in hashes.items()}
-    return StoredRun(use, keys, cached, to_ask, followers, content)
+    return StoredRun(use, scope, hashes, cached, to_ask, followers)

@@ -235,12 +235,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         retry_after=args.retry_after,
         log_calls=False,
     )
+    loop: asyncio.AbstractEventLoop | None = None
     with contextlib.suppress(ImportError):
         import uvloop
 
-        uvloop.install()
+        loop = uvloop.new_event_loop()
     web.run_app(
         make_app(beh),
+        loop=loop,
         host="127.0.0.1",
         port=args.port,
         access_log=None,
