@@ -269,3 +269,25 @@ def test_pronoun_dataset_validate_is_shared(shared_data: Path) -> None:
     ds.table.loc[0, "pronoun_en"] = "she"  # a male nominative row
     found = [i.format() for i in winopron_uk.validate(ds)]
     assert any("[pronoun] row 1" in f and "'she' is not a male nominative form" in f for f in found)
+
+
+def test_winobias_en_rescoring_the_csv_agrees(shared_data: Path, tmp_path: Path) -> None:
+    """Re-scoring predictions.csv reproduces the run, order consistency included (the CSV holds
+    it as True/False text)."""
+    from winoscope import score
+
+    rr = run(
+        "winobias-en",
+        "baseline:random",
+        data=shared_data / "winobias-en",
+        out=tmp_path / "r",
+        n_boot=100,
+        split="test",
+    )
+    again = score("winobias-en", tmp_path / "r" / "predictions.csv", n_boot=100)
+    cols = ["metric", "split", "type", "value", "ci_low", "ci_high", "n"]
+    a = again.metrics[cols].sort_values(cols[:3]).reset_index(drop=True)
+    b = rr.metrics[cols].sort_values(cols[:3]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b)
+    oc = b[(b["metric"] == "option_order_consistency") & (b["split"] == "macro")]["value"]
+    assert 0.3 < float(oc.iloc[0]) < 0.7  # random answers agree across orders about half the time

@@ -25,3 +25,28 @@ class ScoreResult:
     tests: list[dict[str, Any]] = field(default_factory=list)
     counts: pd.DataFrame = field(default_factory=pd.DataFrame)
     settings: dict[str, Any] = field(default_factory=dict)
+
+
+_TRUTH = {"true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
+
+
+def order_consistency(table: pd.DataFrame, source: str = "predictions") -> pd.Series:
+    """``order_consistent`` as booleans with NA, whether it holds bools or CSV text.
+
+    A predictions CSV stores the column as ``True``/``False``/empty text; ``astype(bool)`` on
+    that text would read ``"False"`` as true, so it is parsed here. Anything else is a
+    ScoringError naming the row.
+    """
+    from ..errors import ScoringError
+
+    col = table["order_consistent"]
+    text = col.astype("string").str.strip().str.lower()
+    text = text.mask(text.eq(""), pd.NA)
+    bad = text.notna() & ~text.isin(list(_TRUTH))
+    if bool(bad.any()):
+        i = int(bad.to_numpy().nonzero()[0][0])
+        raise ScoringError(
+            f"{source}, row {i + 1}, field 'order_consistent': invalid value {col.iloc[i]!r}; "
+            "expected true, false or empty"
+        )
+    return text.map(_TRUTH, na_action="ignore").astype("boolean")

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ScoringError
-from .base import METRIC_COLUMNS, ScoreResult
+from .base import METRIC_COLUMNS, ScoreResult, order_consistency
 from .stats import mcnemar_exact, nanmean_rows, percentile_ci, resample_weights, weighted_ratio
 
 ROLES = ("target", "distractor", "invalid")
@@ -150,6 +150,8 @@ def score(
     """Score a table of dataset rows with a ``prediction_role`` column (see module docstring)."""
     pred = check_predictions(table, source)
     rows = table.assign(prediction_role=pred)
+    if "order_consistent" in rows.columns:  # CSV text "False" must not read as true
+        rows["order_consistent"] = order_consistency(rows, source)
     missing = rows["prediction_role"].isna()
     scored = rows[~missing].copy()
     scored["correct"] = scored["prediction_role"].eq(scored["coreference_role"].astype(str))

@@ -48,7 +48,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ScoringError
-from .base import METRIC_COLUMNS, ScoreResult
+from .base import METRIC_COLUMNS, ScoreResult, order_consistency
 from .stats import mcnemar_exact, percentile_ci, resample_weights, weighted_ratio
 
 PREDICTIONS = ("occupation", "participant", "invalid")
@@ -81,24 +81,6 @@ def check_predictions(table: pd.DataFrame, source: str = "predictions") -> pd.Se
             "or empty"
         )
     return pred
-
-
-_TRUTH = {"true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
-
-
-def _order_consistency(table: pd.DataFrame, source: str) -> pd.Series:
-    """``order_consistent`` as booleans with NA, whether it comes as bools or as CSV text."""
-    col = table["order_consistent"]
-    text = col.astype("string").str.strip().str.lower()
-    text = text.mask(text.eq(""), pd.NA)
-    bad = text.notna() & ~text.isin(list(_TRUTH))
-    if bool(bad.any()):
-        i = int(bad.to_numpy().nonzero()[0][0])
-        raise ScoringError(
-            f"{source}, row {i + 1}, field 'order_consistent': invalid value {col.iloc[i]!r}; "
-            "expected true, false or empty"
-        )
-    return text.map(_TRUTH, na_action="ignore").astype("boolean")
 
 
 class _Cells:
@@ -151,7 +133,7 @@ def score(
     rows = table.assign(
         prediction_role=pred,
         **(
-            {"order_consistent": _order_consistency(table, source)}
+            {"order_consistent": order_consistency(table, source)}
             if "order_consistent" in table.columns
             else {}
         ),
