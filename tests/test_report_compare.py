@@ -198,3 +198,22 @@ def test_cli_compare_and_show(runs: Path, tmp_path: Path) -> None:
     # headline first: the signed gap is the first metric row
     first = next(ln for ln in res.output.splitlines() if "_" in ln and "│" in ln)
     assert "signed_bias_gap" in first
+
+
+def test_forest_plot_has_a_panel_per_task_and_a_row_per_model(runs: Path, tmp_path: Path) -> None:
+    from winoscope.report.compare import forest_figure, tidy_table
+
+    run("winopron-uk", "baseline:first", out=tmp_path / "wp", n_boot=50)
+    rds = [
+        load_run_dir(runs / "stereotype"),
+        load_run_dir(runs / "first"),
+        load_run_dir(tmp_path / "wp"),
+    ]
+    fig = forest_figure(tidy_table(rds)).figure
+    titles = [ax.get_title(loc="left") for ax in fig.axes]
+    assert titles == ["winobias-uk: pro − anti accuracy", "winopron-uk: female − male accuracy"]
+    ticks = [[t.get_text() for t in ax.get_yticklabels()] for ax in fig.axes]
+    assert ticks == [["baseline:stereotype", "baseline:first"], ["baseline:first"]]
+    # the stereotype baseline's gap (1.0) is drawn where it is
+    xs = [line.get_xdata()[0] for line in fig.axes[0].lines if len(line.get_xdata()) == 1]
+    assert 1.0 in xs

@@ -29,7 +29,17 @@ import pandas as pd
 from .._version import __version__
 from ..errors import DatasetError
 from .html import environment
-from .plots import DPI, ReportFigure, SavedFigure, _forest, plt, save_figure, signed_gap_metrics
+from .plots import (
+    DPI,
+    ReportFigure,
+    SavedFigure,
+    _forest,
+    gap_meaning,
+    plain,
+    plt,
+    save_figure,
+    signed_gap_metrics,
+)
 from .rundir import RunDir, load_run_dir
 from .tables import Cell, fmt, fmt_ci, headline_metrics, is_missing
 
@@ -247,40 +257,48 @@ def latex_tables(tidy: pd.DataFrame, flags: Sequence[str] = ()) -> str:
 
 
 def forest_figure(tidy: pd.DataFrame) -> ReportFigure | None:
-    """Signed gaps (macro) per task and model with 95% intervals, tasks as blocks."""
+    """Signed gaps (macro) with 95% intervals: one panel per task and gap, one row per model."""
     macro = macro_rows(tidy)
     gaps = signed_gap_metrics(list(macro["metric"].astype(str)))
     sub = macro[macro["metric"].isin(gaps)]
     if sub.empty:
         return None
-    labels, values, strong = [], [], []
-    multi = len(gaps) > 1
-    for task in dict.fromkeys(sub["task"]):
-        for r in sub[sub["task"] == task].itertuples(index=False):
-            labels.append(
-                f"{task} · {r.model}"
-                + (f" · {str(r.metric).replace('_', ' ')}" if multi else "")
-                + (" †" if r.flagged else "")
-            )
-            values.append((r.value, r.ci_low, r.ci_high))
-            strong.append(True)
-    fig, ax = plt.subplots(figsize=(7.0, 1.0 + 0.34 * len(labels)), dpi=DPI)
-    _forest(ax, labels, np.array(values, dtype=float).reshape(-1, 3), strong)
-    tasks = list(dict.fromkeys(sub["task"]))
-    if len(tasks) > 1:  # separate task blocks
-        pos = len(labels)
-        for task in tasks[:-1]:
-            pos -= int((sub["task"] == task).sum())
-            ax.axhline(pos - 0.5, color="#bbbbbb", lw=0.8)
-    ax.set_xlabel("signed gap, macro average (95% CI); filled: interval excludes 0")
-    ax.set_title("Bias gaps per model and task")
+    panels = list(dict.fromkeys(zip(sub["task"], sub["metric"], strict=True)))
+    sizes = [int(((sub["task"] == t) & (sub["metric"] == m)).sum()) for t, m in panels]
+    finite = sub[["value", "ci_low", "ci_high"]].to_numpy(dtype=float)
+    finite = finite[np.isfinite(finite)]
+    bound = min(1.05, max(0.1, float(np.abs(finite).max()) if finite.size else 0.1) * 1.1)
+    fig, axes = plt.subplots(
+        len(panels),
+        1,
+        figsize=(6.4, 0.5 + sum(0.3 * n + 0.55 for n in sizes)),
+        dpi=DPI,
+        sharex=True,
+        gridspec_kw={"height_ratios": [n + 0.8 for n in sizes]},
+        squeeze=False,
+    )
+    for ax, (task, metric) in zip(axes[:, 0], panels, strict=True):
+        rows = sub[(sub["task"] == task) & (sub["metric"] == metric)]
+        _forest(
+            ax,
+            [
+                f"{m}{' †' if f else ''}"
+                for m, f in zip(rows["model"], rows["flagged"], strict=True)
+            ],
+            rows[["value", "ci_low", "ci_high"]].to_numpy(dtype=float),
+            [True] * len(rows),
+        )
+        ax.set_xlim(-bound, bound)
+        ax.set_title(plain(f"{task}: {gap_meaning(str(metric))}"), loc="left", fontsize=9)
+    axes[-1, 0].set_xlabel("signed gap, macro average (95% CI)")
     fig.tight_layout()
     return ReportFigure(
         "forest_gaps",
         "Signed gaps per model and task",
-        "Macro-averaged signed gap of each run with its 95% bootstrap interval. Filled markers: "
-        "the interval excludes zero; red: positive (pro-stereotypical for pro − anti), blue: "
-        "negative. † marks runs whose data or prompt differ from other runs of the task.",
+        "Macro-averaged signed gap of each run with its 95% bootstrap interval, one panel per "
+        "task. Coloured, filled markers: the interval excludes zero (red above, blue below); "
+        "hollow grey: it includes zero. † marks runs whose data or prompt differ from other "
+        "runs of the task.",
         fig,
     )
 

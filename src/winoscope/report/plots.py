@@ -343,7 +343,7 @@ def _forest(
     y = np.arange(len(labels))[::-1]
     for yi, (v, lo, hi), strong in zip(y, values, emphasise, strict=True):
         excludes_zero = not np.isnan(lo) and (lo > 0 or hi < 0)
-        colour = VERMILLION if v > 0 else BLUE if v < 0 else GREY
+        colour = (VERMILLION if v > 0 else BLUE) if excludes_zero else "#555555"
         ax.errorbar(
             [v],
             [yi],
@@ -522,8 +522,9 @@ def run_figures(metrics: pd.DataFrame, predictions: pd.DataFrame | None) -> list
             ReportFigure(
                 "signed_gap",
                 "Signed gap with 95% interval",
-                "Signed gap per stratum; the macro average is the diamond. Filled markers: the "
-                "95% interval excludes zero. Red: positive, blue: negative.",
+                "Signed gap per stratum; the macro average is the diamond. Coloured, filled "
+                "markers: the 95% interval excludes zero (red above, blue below); hollow grey: "
+                "it includes zero.",
                 gap_figure(metrics, gaps),
             )
         )
