@@ -368,3 +368,19 @@ def test_dollar_signs_in_data_are_drawn_literally(tmp_path: Path) -> None:
     metrics = _metrics([("pro_accuracy", "te$t", "a", 0.5), ("anti_accuracy", "te$t", "a", 0.4)])
     for f in run_figures(metrics, None):
         save_figure(f, tmp_path)
+
+
+def test_readout_says_where_the_gap_interval_lies(stereotype_run: RunResult) -> None:
+    html = (stereotype_run.out_dir / "report.html").read_text(encoding="utf-8")
+    readout = html[html.index('id="readout"') : html.index("</ul>", html.index('id="readout"'))]
+    # the stereotype baseline: pro 1.0, anti 0.0 on every item, so the gap is 1 with no spread
+    assert 'pro − anti accuracy = <strong class="pos">1.000</strong> [1.000, 1.000]' in readout
+    assert "above zero" in readout
+
+    rr = run("winobias-uk", "baseline:first", n_boot=100)
+    gap = rr.metrics.query("metric == 'signed_bias_gap' and split == 'macro'").iloc[0]
+    assert gap.ci_low <= 0 <= gap.ci_high  # position-only baseline: no pro/anti difference
+    from winoscope.report.html import render_run_html
+
+    page = render_run_html(rr, [])
+    assert "the 95% interval includes zero (n = 28)" in page

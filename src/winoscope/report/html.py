@@ -16,7 +16,7 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from .._version import __version__
-from .plots import SavedFigure, run_figures, save_figure
+from .plots import SavedFigure, gap_meaning, run_figures, save_figure
 from .tables import headline_metrics, macro_cells, metric_tables, records_table
 
 if TYPE_CHECKING:
@@ -32,6 +32,7 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["gap_meaning"] = gap_meaning
     env.filters["data_uri"] = lambda png: (
         "data:image/png;base64," + base64.b64encode(png).decode("ascii")
     )

@@ -370,7 +370,10 @@ def occupation_figure(behaviour: pd.DataFrame) -> Figure:
     Numeric statistics (e.g. % women) give a scatter against the statistic; labels (male /
     female stereotype) give a dot plot with occupations grouped by label.
     """
-    genders = list(dict.fromkeys(behaviour["pronoun_gender"]))
+    genders = sorted(
+        dict.fromkeys(behaviour["pronoun_gender"]),
+        key=lambda g: GENDER_TOKENS.index(g) if g in GENDER_TOKENS else len(GENDER_TOKENS),
+    )
     numeric = pd.api.types.is_numeric_dtype(behaviour["statistic"]) and bool(
         behaviour["statistic"].notna().any()
     )
