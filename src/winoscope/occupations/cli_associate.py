@@ -1,0 +1,103 @@
+"""``winoscope associate``: corpus-based gender association of occupations (registered in cli)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..errors import WinoscopeError
+
+out_console = Console()
+err_console = Console(stderr=True)
+
+
+def associate_command(
+    corpus: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Corpus files: plain text (one sentence per line), .gz, .zst, or .conllu.",
+            show_default=False,
+        ),
+    ],
+    lang: Annotated[str, typer.Option("--lang", help="Lexicon language: sv or uk.")],
+    out: Annotated[Path, typer.Option(help="Folder for the tables and the figure.")],
+    stats: Annotated[
+        Path | None,
+        typer.Option(help="Real-world shares of women per occupation (any format of `correlate`)."),
+    ] = None,
+    stat_column: Annotated[
+        str | None, typer.Option(help="Which statistic of --stats to plot against.")
+    ] = None,
+    names: Annotated[
+        Path | None,
+        typer.Option(
+            help="First names with bearers for the large set: a Statistics Sweden folder "
+            "({kind}-kvinnor.csv, {kind}-man.csv) or a name,gender,persons table."
+        ),
+    ] = None,
+    names_kind: Annotated[
+        str, typer.Option(help="Names file kind in a Statistics Sweden folder.")
+    ] = "tilltalsnamn",
+    min_bearers: Annotated[
+        int, typer.Option(help="Large set: names with more bearers than this.")
+    ] = 1000,
+    workers: Annotated[
+        int, typer.Option(help="Processes (0: every core); with --dask local, its workers.")
+    ] = 0,
+    dask: Annotated[
+        str | None,
+        typer.Option(help="Run on Dask: a scheduler address, or 'local' for a LocalCluster."),
+    ] = None,
+    occupations_only: Annotated[
+        bool,
+        typer.Option(
+            "--occupations-only",
+            help="Classify only sentences that mention an occupation (faster; no corpus-wide q).",
+        ),
+    ] = False,
+    conllu: Annotated[
+        str, typer.Option(help="CoNLL-U input: use the sentence text, forms or lemmas.")
+    ] = "text",
+) -> None:
+    """Count female/male sentences around each occupation in a corpus; write tables and figure."""
+    from .corpus_association import associate_corpus
+
+    try:
+        result = associate_corpus(
+            corpus,
+            lang,
+            stats=stats,
+            stat_column=stat_column,
+            names=names,
+            names_kind=names_kind,
+            min_bearers=min_bearers,
+            workers=workers,
+            dask=dask,
+            mode="occupations" if occupations_only else "full",
+            conllu=conllu,
+            out=out,
+        )
+    except WinoscopeError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+        raise typer.Exit(2) from None
+    table = Table("set", "sentences", "female", "male", "tie", "q", title=f"{lang} corpus")
+    for r in result.corpus.itertuples(index=False):
+        q = "–" if r.q != r.q else f"{r.q:.4f}"
+        table.add_row(r.set, str(r.sentences), str(r.female), str(r.male), str(r.tie), q)
+    out_console.print(table)
+    if len(result.correlations):
+        corr = result.correlations[result.correlations["measure"] == "pct_female"]
+        ct = Table("set", "method", "r", "p", "n", title="real world vs corpus % female")
+        for r in corr.itertuples(index=False):
+            ct.add_row(r.set, r.method, f"{r.value:.3f}", f"{r.p_value:.3g}", str(r.n))
+        out_console.print(ct)
+    mb = result.settings["bytes"] / 1e6
+    secs = result.settings["seconds"]
+    out_console.print(
+        f"scanned {mb:,.1f} MB in {secs:.1f} s ({mb / secs if secs else 0:,.1f} MB/s); wrote {out}",
+        highlight=False,
+    )
