@@ -93,8 +93,37 @@ def run(
     split: Annotated[str | None, typer.Option(help="Only this split.")] = None,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    base_url: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--base-url",
+            help="openai: server base URL, e.g. http://127.0.0.1:8000/v1; repeat to spread "
+            "requests over several servers.",
+        ),
+    ] = None,
+    mode: Annotated[
+        str | None,
+        typer.Option(help="Backend mode; openai: chat (default), letters, chat-letters."),
+    ] = None,
+    concurrency: Annotated[int, typer.Option(help="openai: requests in flight at once.")] = 32,
+    max_retries: Annotated[
+        int, typer.Option(help="openai: retries per request before it counts as failed.")
+    ] = 5,
+    timeout: Annotated[float, typer.Option(help="openai: seconds per HTTP attempt.")] = 60.0,
+    api_key_env: Annotated[
+        str, typer.Option(help="openai: environment variable holding the API key.")
+    ] = "OPENAI_API_KEY",
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume/--no-resume",
+            help="Reuse answers stored in the run directory (responses.sqlite); "
+            "--no-resume asks every request again.",
+        ),
+    ] = True,
 ) -> None:
     """Evaluate a model on a task and write predictions, metrics, manifest and report."""
+    from .backends.openai_compat import cli_backend_options
     from .runner import run as run_api
 
     out_dir = (
@@ -113,11 +142,30 @@ def run(
             revision=revision,
             split=split,
             quiet=quiet,
+            resume=resume,
+            backend_options=cli_backend_options(
+                model,
+                base_url=base_url,
+                mode=mode,
+                concurrency=concurrency,
+                max_retries=max_retries,
+                timeout=timeout,
+                api_key_env=api_key_env,
+            ),
         )
     except WinoscopeError as exc:
         _fail(exc)
         return
+    except KeyboardInterrupt:
+        err_console.print(
+            f"interrupted; the answers received so far are stored in {out_dir}: "
+            "rerun the same command to resume",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(130) from None
     print_summary(rr.metrics, title=f"{task} · {model}")
+    report_request_errors(rr.manifest, rr.errors)
     out_console.print(f"wrote {out_dir}", highlight=False)
 
 
@@ -167,12 +215,17 @@ def score(
 def demo(
     out: Annotated[Path, typer.Option(help="Report folder to write.")] = Path("winoscope-demo"),
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    baselines_only: Annotated[
+        bool,
+        typer.Option("--baselines-only", help="Skip the offline language model (Gemma 3 270M)."),
+    ] = False,
 ) -> None:
-    """Evaluate the reference baselines on the bundled samples and write a report folder (offline)."""
+    """Evaluate the reference baselines and the offline Gemma 3 270M (when installed) on the
+    bundled samples and write a report folder (offline)."""
     from .demo import run_demo
 
     try:
-        summary = run_demo(out, quiet=quiet)
+        summary = run_demo(out, quiet=quiet, lm=not baselines_only)
     except WinoscopeError as exc:
         _fail(exc)
         return
