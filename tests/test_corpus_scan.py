@@ -319,6 +319,30 @@ def test_identical_counts_single_multi_process(mixed_corpus, sv_names_spec):
     assert np.array_equal(single.occupation, occ_only.occupation)
 
 
+def test_blocks_stay_small_whatever_the_file_size(tmp_path):
+    path = _lines_file(tmp_path, 20000)
+    longest = max(len(line) for line in path.read_bytes().split(b"\n")) + 1
+    sizes = [len(b) for b in read_range(str(path), 0, path.stat().st_size, 4096)]
+    assert len(sizes) > 50
+    assert max(sizes) <= 4096 + longest
+
+
+def test_dask_on_a_running_scheduler(mixed_corpus, sv_names_spec):
+    distributed = pytest.importorskip("distributed")
+    single = scan_corpus(sv_names_spec, mixed_corpus, workers=1)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        remote = scan_corpus(
+            sv_names_spec,
+            mixed_corpus,
+            workers=2,
+            dask=cluster.scheduler_address,
+            block_size=50_000,
+        )
+    assert single.equals(remote)
+
+
 @pytest.mark.slow
 def test_identical_counts_with_dask_local(mixed_corpus, sv_names_spec):
     pytest.importorskip("distributed")
