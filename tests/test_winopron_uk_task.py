@@ -156,3 +156,17 @@ def test_demo_covers_winopron_uk(tmp_path: Path) -> None:
     table = run_demo(tmp_path / "demo", quiet=True, tasks=("winopron-uk",), lm=False)
     assert "winopron-uk" in table and "double_accuracy" in table
     assert (tmp_path / "demo" / "winopron-uk__baseline_first" / "metrics.json").is_file()
+
+
+def test_sentences_without_prompts_get_the_projects_prompts(tmp_path: Path) -> None:
+    path = tmp_path / "single.csv"
+    pd.read_csv(winopron_uk.sample_path("single"), dtype=str).to_csv(path, index=False)
+    t = get_task("winopron-uk")
+    ds = t.load(str(path))
+    reqs = t.build_requests(ds, t.default_template)
+    assert len(reqs) == 2 * len(ds.table) == 72
+    assert reqs[0].prompt.startswith("Прочитайте речення і визначте")
+    assert "(each row's own prompt" not in reqs[0].prompt
+    m = run("winopron-uk", "baseline:first", data=path, n_boot=20).metrics
+    summary = m[m["split"] == "macro"].set_index("metric")["value"]
+    assert summary["single_accuracy"] == 1.0 and "double_accuracy" not in summary.index

@@ -30,6 +30,7 @@ from .annotation import bracket_mentions, strip_brackets
 from .base import Dataset, Issue
 from .raw_files import RawFiles
 from .schema import Field, Schema, coerce
+from .sources import SourceInfo
 
 DEFAULT_SOURCE = "https://raw.githubusercontent.com/uclanlp/corefBias/master/WinoBias/wino/data"
 REVIEW_STATUS = "published dataset (Zhao et al., NAACL 2018)"
@@ -199,7 +200,7 @@ def load(
     return from_frame(pd.DataFrame.from_records(records), source=info, name="winobias-en")
 
 
-def from_frame(raw: pd.DataFrame, *, source, name: str = "winobias-en") -> Dataset:  # type: ignore[no-untyped-def]
+def from_frame(raw: pd.DataFrame, *, source: SourceInfo, name: str = "winobias-en") -> Dataset:
     table = coerce(raw, SCHEMA, source=source.location)
     table = table[SCHEMA.names + [c for c in table.columns if c not in SCHEMA.names]]
     table["item_id"] = (

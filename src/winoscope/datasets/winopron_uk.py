@@ -85,7 +85,9 @@ PRONOUN_FORMS: dict[str, dict[str, frozenset[str]]] = {
 }
 
 
-def sentence_schema(lang: str = "uk", sets: tuple[str, ...] = SETS, types=TYPES) -> Schema:
+def sentence_schema(
+    lang: str = "uk", sets: tuple[str, ...] = SETS, types: tuple[str, ...] = TYPES
+) -> Schema:
     """The card's sentence fields; ``lang`` is the suffix of the text fields (``_uk``)."""
     return Schema(
         family=f"winopron-{lang}",
@@ -186,7 +188,9 @@ def from_frames(
     )
 
 
-def from_frame(raw: pd.DataFrame, *, source: SourceInfo, name: str = "predictions") -> Dataset:
+def from_frame(
+    raw: pd.DataFrame, *, source: SourceInfo, name: str = "predictions"
+) -> PronounDataset:
     """A table of sentences of both contexts (a ``context`` column), e.g. saved predictions."""
     if "context" not in raw.columns:
         raise DatasetError(
