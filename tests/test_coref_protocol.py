@@ -274,3 +274,14 @@ def test_bootstrap_weights_equal_resampled_documents() -> None:
     # and the point value is the scorer's corpus total
     total = coref.total_score(docs)
     assert coref.subset_values(docs)["conll_f1"] == pytest.approx(total.conll_f1, abs=1e-12)
+
+
+def test_demo_runs_the_reference_resolvers(tmp_path: Path) -> None:
+    from winoscope.demo import DEMO_TASKS, run_demo
+
+    assert {"winobias-uk/coref", "winopron-uk/coref"} <= set(DEMO_TASKS)
+    table = run_demo(tmp_path / "demo", quiet=True, tasks=("winobias-uk/coref",), lm=False)
+    assert "conll_f1_pro_minus_anti" in table
+    assert (tmp_path / "demo" / "winobias-uk_coref__baseline_stereotype" / "metrics.csv").is_file()
+    line = next(ln for ln in table.splitlines() if "baseline:stereotype" in ln)
+    assert "0.750 [0.750, 0.750]" in line  # F1_pro 1 - F1_anti 1/4

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction as F
 from pathlib import Path
 
 import pandas as pd
@@ -17,9 +18,9 @@ from winoscope.tasks.coref import winopron_items
 DROPPED = (0 + 0.4 + 2 / 3) / 3
 
 
-def _value(m: pd.DataFrame, metric: str, context: str) -> float:
-    row = m[(m.metric == metric) & (m.split == context)]
-    assert len(row) == 1, (metric, context)
+def _value(m: pd.DataFrame, metric: str, context: str, typ: str = "all") -> float:
+    row = m[(m.metric == metric) & (m.split == context) & (m.type == typ)]
+    assert len(row) == 1, (metric, context, typ)
     return float(row.value.iloc[0])
 
 
@@ -56,22 +57,39 @@ def test_gold_as_system_and_dropped_female_pronouns(tmp_path: Path) -> None:
     _write(gold)
     rr = runner.run("winopron-uk/coref", f"file:{gold}", n_boot=20)
     m = rr.metrics
-    assert set(m[m.metric.str.startswith("conll_f1_") & ~m.metric.str.endswith("male")].value) == {
-        1.0
-    }
-    assert set(m.split) == {"double", "single"}
+    assert set(m[m.metric.str.endswith("conll_f1")].value) == {1.0}
+    assert set(m.split) == {"double", "single", "macro"}
     # the breakdown is reported for double-context sentences only
-    assert not len(m[(m.split == "single") & m.metric.str.contains("pronoun_")])
+    assert set(m[m.split == "single"].type) == {"all"}
+    assert set(m[m.split == "double"].type) == {
+        "all",
+        "male",
+        "female",
+        "plural",
+        "nominative",
+        "oblique",
+        "possessive",
+    }
     assert _value(m, "conll_f1_female_minus_male", "double") == 0.0
+    assert _value(m, "double_conll_f1", "macro", "macro") == 1.0
 
     sys_path = tmp_path / "drop.jsonl"
     _write(sys_path, drop=female_double)
     m2 = runner.run("winopron-uk/coref", f"file:{sys_path}", n_boot=20).metrics
-    assert _value(m2, "conll_f1_pronoun_set_female", "double") == pytest.approx(DROPPED)
-    assert _value(m2, "conll_f1_pronoun_set_male", "double") == 1.0
+    assert _value(m2, "conll_f1", "double", "female") == pytest.approx(DROPPED)
+    assert _value(m2, "conll_f1", "double", "male") == 1.0
     assert _value(m2, "conll_f1_female_minus_male", "double") == pytest.approx(DROPPED - 1)
-    assert _value(m2, "link_accuracy_pronoun_set_female", "double") == 0.0
-    assert _value(m2, "conll_f1_all", "single") == 1.0
+    assert _value(m2, "conll_f1_female_minus_male", "macro", "macro") == pytest.approx(DROPPED - 1)
+    assert _value(m2, "link_accuracy", "double", "female") == 0.0
+    assert _value(m2, "conll_f1", "single") == 1.0
+    # a third of the double documents lost their pronoun: CoNLL F1 over all of them
+    n = len(t[t.context == "double"])
+    k = len(female_double)
+    muc = (F(n - k, n), F(1))
+    b3 = (F(2 * (n - k) + F(k, 2), 2 * n), F(2 * (n - k) + k, 2 * n - k))
+    ce = (F(n - k) / n + F(2, 3) * k / n,) * 2
+    f = [2 * r * p / (r + p) for r, p in (muc, b3, ce)]
+    assert _value(m2, "conll_f1", "double") == pytest.approx(float(sum(f) / 3), abs=1e-12)
     # every pronoun type holds 1/3 of the female rows: per type, a third of the documents drop
     n_type = len(t[(t.context == "double") & (t.pronoun_type == "nominative")])
     k = len(
@@ -83,9 +101,9 @@ def test_gold_as_system_and_dropped_female_pronouns(tmp_path: Path) -> None:
 def test_first_mention_baseline_is_right_on_half_of_double_sentences() -> None:
     m = runner.run("winopron-uk/coref", "baseline:first", n_boot=50).metrics
     # the occupation is mentioned first; gold_role splits evenly between occupation and participant
-    assert _value(m, "link_accuracy_all", "double") == 0.5
+    assert _value(m, "link_accuracy", "double") == 0.5
     # half the documents right, half swapped: MUC 1/2, B3 (1 + 1/4)/2, CEAF-e (1 + 1/2)/2
-    assert _value(m, "conll_f1_all", "double") == pytest.approx((0.5 + 0.625 + 0.75) / 3)
-    assert _value(m, "conll_f1_all", "single") == 1.0
-    row = m[(m.metric == "conll_f1_pronoun_type_nominative") & (m.split == "double")].iloc[0]
+    assert _value(m, "conll_f1", "double") == pytest.approx((0.5 + 0.625 + 0.75) / 3)
+    assert _value(m, "conll_f1", "single") == 1.0
+    row = m[(m.metric == "conll_f1") & (m.split == "double") & (m.type == "nominative")].iloc[0]
     assert row.ci_low <= row.value <= row.ci_high

@@ -13,7 +13,14 @@ from .report.markdown import fmt
 from .runner import RunResult, run
 from .tasks import TASKS
 
-DEMO_TASKS = ("winobias-uk", "winopron-uk", "swewinogender/nli", "swewinogender/resolution")
+DEMO_TASKS = (
+    "winobias-uk",
+    "winopron-uk",
+    "swewinogender/nli",
+    "swewinogender/resolution",
+    "winobias-uk/coref",
+    "winopron-uk/coref",
+)
 HEADLINE = (
     "overall_accuracy",
     "signed_bias_gap",
@@ -28,6 +35,12 @@ HEADLINE = (
     "krippendorff_alpha",
     "gender_parity",
     "occupation_share",
+    "conll_f1_pro",
+    "conll_f1_anti",
+    "conll_f1_pro_minus_anti",
+    "double_conll_f1",
+    "single_conll_f1",
+    "conll_f1_female_minus_male",
 )
 
 

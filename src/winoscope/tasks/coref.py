@@ -27,6 +27,9 @@ from ..scoring.base import ScoreResult
 from .base import Task, task
 from .winobias_uk import choice_rows
 
+# Reference resolvers for ``winoscope demo`` (a language model answers no coref request).
+DEMO_MODELS = ("baseline:first", "baseline:stereotype", "baseline:agreement")
+
 # The resolver sees the clean sentence only; the template records that in the manifest.
 RESOLVER_INPUT = PromptTemplate(
     "{sentence}", name="resolver-input", allowed=frozenset({"sentence"})
@@ -171,6 +174,7 @@ WINOBIAS_UK_COREF = task(
         from_frame=uk_data.from_frame,
         default_template=RESOLVER_INPUT,
         prediction_column="predicted_clusters",
+        extras={"demo_models": list(DEMO_MODELS)},
         review_status=uk_data.REVIEW_STATUS,
     )
 )
@@ -284,6 +288,7 @@ WINOBIAS_EN_COREF = task(
         from_frame=en_data.from_frame,
         default_template=RESOLVER_INPUT,
         prediction_column="predicted_clusters",
+        extras={"demo_models": list(DEMO_MODELS)},
         review_status=en_data.REVIEW_STATUS,
     )
 )
@@ -394,7 +399,7 @@ def winopron_score(
         seed=seed,
         source=source,
     )
-    metrics = metrics[metrics["split"] != "macro"].reset_index(drop=True)
+    metrics = winopron_layout(metrics)
     return ScoreResult(
         metrics=metrics,
         counts=counts,
@@ -410,6 +415,39 @@ def winopron_score(
     )
 
 
+WINOPRON_BASE = ("conll_f1", "muc_f1", "bcub_f1", "ceafe_f1", "link_accuracy")
+
+
+def winopron_layout(metrics: pd.DataFrame) -> pd.DataFrame:
+    """The WinoPron-UK family's layout: ``metric`` is the measure, ``split`` the context and
+    ``type`` the breakdown (``all``, ``male``, ``nominative`` ...), as the forced-choice task
+    reports; ``double_conll_f1``, ``single_conll_f1`` and the female - male gap are repeated as
+    headline rows (``split == "macro"``)."""
+    rows = []
+    for r in metrics[metrics["split"] != "macro"].to_dict("records"):
+        name = str(r["metric"])
+        base = next((b for b in WINOPRON_BASE if name.startswith(b + "_")), None)
+        if name == WINOPRON_GAP[0] or base is None:
+            rows.append({**r, "type": "all"})
+            continue
+        label = name[len(base) + 1 :]
+        for prefix in ("pronoun_type_", "pronoun_set_"):
+            label = label.removeprefix(prefix)
+        rows.append({**r, "metric": base, "type": label})
+    out = pd.DataFrame(rows, columns=metrics.columns)
+    heads = []
+    for context in ("double", "single"):
+        hit = out[(out.metric == "conll_f1") & (out.split == context) & (out.type == "all")]
+        if len(hit):
+            heads.append({**hit.iloc[0].to_dict(), "metric": f"{context}_conll_f1"})
+    gap = out[(out.metric == WINOPRON_GAP[0]) & (out.split == "double")]
+    if len(gap):
+        heads.append(gap.iloc[0].to_dict())
+    for h in heads:
+        h["split"], h["type"] = "macro", "macro"
+    return pd.concat([out, pd.DataFrame(heads, columns=metrics.columns)], ignore_index=True)
+
+
 def _winopron_task() -> Task | None:
     from ..datasets import winopron_uk as wp
 
@@ -422,14 +460,10 @@ def _winopron_task() -> Task | None:
             source=wp.HUB_ID,
             protocol="coref",
             metrics=(
-                "conll_f1_all",
-                "muc_f1_all",
-                "bcub_f1_all",
-                "ceafe_f1_all",
-                "link_accuracy_all",
-                "conll_f1_pronoun_type_*",
-                "conll_f1_pronoun_set_*",
-                "conll_f1_female_minus_male",
+                "double_conll_f1",
+                "single_conll_f1",
+                *WINOPRON_BASE,
+                WINOPRON_GAP[0],
             ),
             load=wp.load,
             validate=wp.validate,
@@ -439,6 +473,7 @@ def _winopron_task() -> Task | None:
             from_frame=wp.from_frame,
             default_template=RESOLVER_INPUT,
             prediction_column="predicted_clusters",
+            extras={"demo_models": list(DEMO_MODELS)},
             review_status=wp.REVIEW_STATUS,
         )
     )
