@@ -20,6 +20,11 @@ its own test suite is reproduced (see ``tests/test_coref_metrics.py``):
   the ratios taken at the end (micro average), as the reference scorer's totals do. CEAF's
   alignment is made per document.
 
+Why not a library: of the Python scorers installable here, ``scorch`` 0.2.0 (last released
+2020) keeps repeated response mentions, so it misses cases A8 and A9 of the reference suite
+(MUC, B-cubed, CEAF-m and BLANC); this module is a direct transcription of the reference
+definitions and reproduces the suite.
+
 Worked example (key ``{a, b, c}``, response ``{a, b}`` ``{c, d}``)::
 
     MUC    R = 1/2 (one of the key's two links kept), P = 1/2 (one of two response links right)
