@@ -230,3 +230,17 @@ def test_cli_validate_lists_failures(tmp_path: Path) -> None:
         app, ["validate", "winopron-uk", "--data", str(write_configs(tmp_path / "x", frames))]
     )
     assert bad.exit_code == 1 and "gold_option B" in bad.output
+
+
+def test_builder_script_reproduces_the_shipped_sample() -> None:
+    import runpy
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "build_winopron_uk_sample.py"
+    mod = runpy.run_path(str(script))
+    sentences = {c: list(mod["sentence_rows"](c)) for c in ("double", "single")}
+    built = {
+        **{c: pd.DataFrame(rows).astype(str) for c, rows in sentences.items()},
+        "forced_choice": pd.DataFrame(list(mod["prompt_rows"](sentences))).astype(str),
+    }
+    for config, frame in built.items():
+        pd.testing.assert_frame_equal(frame, raw(config), check_dtype=False)
