@@ -95,3 +95,27 @@ def test_zip_of_the_folder(tmp_path: Path, conll: Path) -> None:
     # no occupation lists in this archive: the other occupation cannot be found
     assert t.distractor_span.eq("null").all()
     assert t.target_stereotype.isna().all()
+
+
+def test_validate(conll: Path, tmp_path: Path) -> None:
+    ds = en.load(conll, split="test")
+    assert en.validate(ds) == []
+    ds.table = ds.table.drop(index=[0]).reset_index(drop=True)
+    issues = en.validate(ds)
+    assert [i.check for i in issues] == ["documents", "pairs"]
+    assert "395 documents" in issues[0].message
+    archive = tmp_path / "conll.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        name = en.file_name("dev", "type1", "pro")
+        z.write(conll / name, name)
+        for other in ("anti",):
+            z.write(
+                conll / en.file_name("dev", "type1", other), en.file_name("dev", "type1", other)
+            )
+        for ty in ("type2",):
+            for co in ("pro", "anti"):
+                z.write(conll / en.file_name("dev", ty, co), en.file_name("dev", ty, co))
+    no_lists = en.load(archive, split="dev")
+    found = en.validate(no_lists)
+    assert {i.check for i in found} == {"entities"}
+    assert len(found) == 1584

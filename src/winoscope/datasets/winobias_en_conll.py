@@ -26,7 +26,7 @@ import pandas as pd
 from ..errors import DatasetError
 from ..protocols.conll import ConllDocument, parse_conll
 from ..protocols.resolver_output import token_offsets
-from .base import Dataset
+from .base import Dataset, Issue
 from .raw_files import RawFiles, is_url
 from .sources import SourceInfo
 
@@ -213,3 +213,37 @@ def from_frame(raw: pd.DataFrame, *, source: SourceInfo, **_: Any) -> Dataset:
     return Dataset(
         family=FAMILY, name=source.location, table=raw, source=source, review_status=REVIEW_STATUS
     )
+
+
+def validate(ds: Dataset) -> list[Issue]:
+    """Checks: every file has 396 documents; pro and anti versions pair up by number; the
+    pronoun is a gendered pronoun; the other occupation was found (reference baselines and the
+    per-sentence judgement need it)."""
+    t = ds.table
+    issues: list[Issue] = []
+    for (sp, ty, co), part in t.groupby(["split", "type", "condition"], sort=True):
+        if len(part) != 396:
+            issues.append(
+                Issue("documents", f"{sp}/{ty}/{co}: {len(part)} documents, expected 396")
+            )
+    for (sp, ty), part in t.groupby(["split", "type"], sort=True):
+        pro = set(part[part.condition == "pro"].item_number)
+        anti = set(part[part.condition == "anti"].item_number)
+        if pro != anti:
+            odd = sorted(pro ^ anti)[:5]
+            issues.append(Issue("pairs", f"{sp}/{ty}: pro and anti numbers differ (e.g. {odd})"))
+    for i, r in enumerate(t.to_dict("records"), start=1):
+        if r["pronoun_gender"] is None:
+            issues.append(
+                Issue(
+                    "pronoun",
+                    f"'{r['pronoun']}' is not a gendered pronoun",
+                    row=i,
+                    item=r["row_id"],
+                )
+            )
+        if r["distractor_span"] == "null":
+            issues.append(
+                Issue("entities", "the other occupation was not found", row=i, item=r["row_id"])
+            )
+    return issues
