@@ -136,7 +136,7 @@ LM_EVAL_SCRIPT = r"""
 import json, sys, time
 from lm_eval.api.instance import Instance
 from lm_eval.models.openai_completions import LocalChatCompletion
-from lm_eval.models.utils import JsonChatStr
+from lm_eval.models.api_models import JsonChatStr
 url, path, conc = sys.argv[1], sys.argv[2], int(sys.argv[3])
 prompts = json.load(open(path))
 lm = LocalChatCompletion(model="bench", base_url=url + "/chat/completions",

@@ -38,10 +38,10 @@ import email.utils
 import json
 import math
 import os
-import queue
 import random
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -149,6 +149,7 @@ class OpenAIBackend:
     backoff: float = 0.5
     backoff_cap: float = 20.0
     retry_after_cap: float = 120.0
+    poll: float = 0.02
     kind: str = "openai"
     cacheable: bool = True
     stats: dict[str, int] = field(default_factory=dict)
@@ -215,7 +216,9 @@ class OpenAIBackend:
         if not requests:
             return
         key = os.environ.get(self.api_key_env, "")
-        out: queue.SimpleQueue[Response | BaseException | None] = queue.SimpleQueue()
+        # The loop thread appends to a deque; this thread drains it in batches every
+        # ``poll`` seconds, so the two threads do not hand the GIL over once per response.
+        out: deque[Response | BaseException | None] = deque()
         loop = _new_loop()
         main: asyncio.Task[None] | None = None
 
@@ -230,22 +233,22 @@ class OpenAIBackend:
             except asyncio.CancelledError:
                 pass
             except BaseException as exc:
-                out.put(exc)
+                out.append(exc)
             finally:
                 with contextlib.suppress(Exception):
                     loop.run_until_complete(loop.shutdown_asyncgens())
                 loop.close()
-                out.put(None)
+                out.append(None)
 
         worker = threading.Thread(target=thread_main, name="winoscope-openai", daemon=True)
         worker.start()
         finished = False
         try:
             while True:
-                try:
-                    item = out.get(timeout=0.2)
-                except queue.Empty:
+                if not out:
+                    time.sleep(self.poll)
                     continue
+                item = out.popleft()
                 if item is None:
                     finished = True
                     return
@@ -258,17 +261,20 @@ class OpenAIBackend:
                     loop.call_soon_threadsafe(lambda: main is not None and main.cancel())
                 worker.join(timeout=10)
 
-    async def _run_all(
-        self, requests: Sequence[Request], key: str, out: queue.SimpleQueue[Any]
-    ) -> None:
+    async def _run_all(self, requests: Sequence[Request], key: str, out: deque[Any]) -> None:
         import aiohttp
 
         self.stats = {"http_calls": 0, "retries": 0, "errors": 0}
         headers = {"Content-Type": "application/json"}
         if key:
             headers["Authorization"] = f"Bearer {key}"
+        # Plain-HTTP fleets skip building a TLS context (a noticeable start-up cost).
+        plain = all(u.startswith("http://") for u in self.base_urls)
         connector = aiohttp.TCPConnector(
-            limit=self.concurrency, limit_per_host=0, ttl_dns_cache=300
+            limit=self.concurrency,
+            limit_per_host=0,
+            ttl_dns_cache=300,
+            **({"ssl": False} if plain else {}),
         )
         timeout = aiohttp.ClientTimeout(total=self.timeout)
         rng = random.Random()
@@ -283,7 +289,7 @@ class OpenAIBackend:
                     resp = await self._ask(session, i, req, key, rng)
                     if resp.error is not None:
                         self.stats["errors"] += 1
-                    out.put(resp)
+                    out.append(resp)
 
             n_workers = min(self.concurrency, len(requests))
             workers = [asyncio.ensure_future(worker()) for _ in range(n_workers)]
