@@ -39,7 +39,7 @@ def test_params_name_the_weights_without_loading_them(tmp_path: Path) -> None:
     b = create_backend("gemma:270m", cache_dir=tmp_path)
     assert (b.kind, b.model) == ("gemma", "270m")
     assert b.params == {
-        "mode": "letters",
+        "mode": "texts",
         "dtype": "float32",
         "weights": "gemma-3-270m Q4_K_M dequantised",
         "gguf_sha256": gemma.GGUF_SHA256,
@@ -143,13 +143,10 @@ def test_converted_gemma_scores_like_a_plain_reference(gemma_dir: Path) -> None:
             "table",
         ),
     ]
-    texts = {
-        r.request_id: r.option_logprobs
-        for r in create_backend("gemma:270m", mode="texts").respond(reqs)
-    }
+    texts = {r.request_id: r.option_logprobs for r in create_backend("gemma:270m").respond(reqs)}
     letters = {
         r.request_id: r.option_logprobs
-        for r in create_backend("gemma:270m", batch_size=2).respond(reqs)
+        for r in create_backend("gemma:270m", mode="letters", batch_size=2).respond(reqs)
     }
 
     tok = AutoTokenizer.from_pretrained(gemma_dir)
@@ -179,7 +176,7 @@ def test_demo_puts_gemma_beside_the_baselines(gemma_dir: Path, tmp_path: Path) -
     rows = {line.split(" | ")[1]: line for line in table.splitlines() if " | " in line}
     assert GEMMA_SPEC in rows and "baseline:agreement" in rows
     readme = (tmp_path / "demo" / "README.md").read_text(encoding="utf-8")
-    assert "log-likelihood of the option letters" in readme
+    assert "log-likelihood of each option's wording" in readme
     manifest = json.loads(
         (tmp_path / "demo" / "winobias-uk__gemma_270m" / "manifest.json").read_text()
     )

@@ -299,3 +299,17 @@ def test_a_flat_model_ties_every_option_and_scores_invalid(tmp_path):
     lp = rr.predictions["answer_target_first"].iloc[0].split()[1:]
     assert [float(x) for x in lp] == pytest.approx([-math.log(vocab)] * 2, abs=1e-4)
     assert (rr.predictions["prediction_role"] == "invalid").all()
+
+
+def test_requests_beyond_a_sliding_window_run_alone_and_score_the_same(tiny_dir, reference):
+    """Requests longer than the model's sliding attention window are not padded into batches."""
+    _, logprob = reference
+    reqs = make_requests()
+    backend = create_backend(f"hf:{tiny_dir}", mode="texts", batch_size=4)
+    lm = backend.load()
+    lengths = sorted(len(backend.prompt_ids(r.prompt)) for r in reqs)
+    lm.sliding_window = lengths[len(lengths) // 2]  # about half the requests exceed it
+    got = by_id(backend, reqs)
+    for req in reqs:
+        expected = [logprob(req.prompt, " " + o.text) for o in req.options]
+        assert got[req.request_id] == pytest.approx(expected, abs=1e-4)

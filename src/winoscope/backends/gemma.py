@@ -8,9 +8,12 @@ the user cache directory (``WINOSCOPE_CACHE_DIR`` overrides it); later runs load
 seconds. The conversion writes into a temporary folder and renames it into place, so an
 interrupted or concurrent conversion never leaves a half-written model behind.
 
-It is a base model, not a chat model: chat generation returns empty text. The default mode
-is therefore log-likelihood forced choice (``letters``: " A" vs " B" after the prompt); the
-``texts`` mode scores the option wordings instead. Everything else is the ``hf`` backend.
+It is a base model, not a chat model: chat generation returns empty text, and it does not
+follow the lettered answer format either (scoring " A" against " B", it picks the same letter
+in both option orders of every row of the WinoBias-UK sample). The default mode is therefore
+log-likelihood forced choice between the option wordings (``texts``: " лікар" vs
+" секретарка" after the prompt); ``mode=letters`` scores the letters. Everything else is the
+``hf`` backend.
 """
 
 from __future__ import annotations
@@ -132,7 +135,7 @@ def ensure_float_model(root: Path | None = None, *, notify: Callable[[str], None
 def make_gemma(
     name: str,
     *,
-    mode: str = "letters",
+    mode: str = "texts",
     batch_size: Any = 8,
     prefix: str = " ",
     threads: Any = None,
@@ -140,7 +143,7 @@ def make_gemma(
     seed: int = 0,
     **unknown: Any,
 ) -> HFLocalBackend:
-    """``gemma:270m``; options mode (letters, texts, generate), batch_size, prefix, threads,
+    """``gemma:270m``; options mode (texts, letters, generate), batch_size, prefix, threads,
     cache_dir. ``seed`` is accepted and unused: scoring is deterministic."""
     del seed
     reject_unknown("gemma", unknown, GEMMA_OPTIONS)

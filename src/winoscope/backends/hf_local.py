@@ -101,6 +101,7 @@ class LoadedLM:
     pad_id: int
     eos_ids: tuple[int, ...]
     max_positions: int | None
+    sliding_window: int | None = None
 
 
 def load_causal_lm(model_dir: Path, *, dtype: str = "float32") -> LoadedLM:
@@ -133,7 +134,15 @@ def load_causal_lm(model_dir: Path, *, dtype: str = "float32") -> LoadedLM:
         pad = eos_ids[0] if eos_ids else 0
     cfg = model.config
     max_pos = getattr(cfg, "max_position_embeddings", None) or getattr(cfg, "n_positions", None)
-    return LoadedLM(model, tok, int(pad), eos_ids, int(max_pos) if max_pos else None)
+    window = getattr(cfg, "sliding_window", None)
+    return LoadedLM(
+        model,
+        tok,
+        int(pad),
+        eos_ids,
+        int(max_pos) if max_pos else None,
+        int(window) if isinstance(window, int) and window > 0 else None,
+    )
 
 
 def length_sorted_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
@@ -232,7 +241,8 @@ class HFLocalBackend:
             else:
                 ready.append(i)
         single = [i for i in ready if all(len(x) == 1 for x in conts[i])]
-        multi = [i for i in ready if i not in set(single)]
+        chosen = set(single)
+        multi = [i for i in ready if i not in chosen]
         for batch in length_sorted_batches([len(prompts[i]) for i in single], self.batch_size):
             idx = [single[b] for b in batch]
             start = time.perf_counter()
@@ -241,10 +251,27 @@ class HFLocalBackend:
             for row, i in enumerate(idx):
                 values = tuple(float(logp[row, c[0]]) for c in conts[i])
                 yield self._scored(requests[i], values, each)
-        for i in sorted(multi, key=lambda k: -len(prompts[k])):
+        # Beyond a sliding attention window, padding would shift what each layer keeps:
+        # such long requests run one at a time (unpadded), exactly as the model runs them alone.
+        window = lm.sliding_window
+        total = [len(prompts[i]) + max(len(x) for x in conts[i]) for i in multi]
+        fits = [k for k, n in enumerate(total) if window is None or n <= window]
+        alone = [[k] for k in range(len(multi)) if k not in set(fits)]
+        groups = [
+            [fits[b] for b in batch]
+            for batch in length_sorted_batches(
+                [len(prompts[multi[k]]) for k in fits], self.batch_size
+            )
+        ]
+        for group in groups + alone:
+            idx = [multi[k] for k in group]
             start = time.perf_counter()
-            values = tuple(continuation_logprobs(lm.model, prompts[i], conts[i], lm.pad_id))
-            yield self._scored(requests[i], values, time.perf_counter() - start)
+            values = continuation_logprobs(
+                lm.model, [prompts[i] for i in idx], [conts[i] for i in idx], lm.pad_id
+            )
+            each = (time.perf_counter() - start) / len(idx)
+            for i, v in zip(idx, values, strict=True):
+                yield self._scored(requests[i], tuple(v), each)
 
     def _scored(self, req: Request, values: tuple[float, ...], latency: float) -> Response:
         return Response(

@@ -10,10 +10,10 @@ Scoring a forced-choice request asks for ``log P(continuation | prompt)`` for ea
   the next-token distribution, and each option is one entry of it. Prompts are batched with
   right padding, so real tokens never attend to padding and keep their unbatched positions;
   the distribution is read at each prompt's last real token.
-- **multi-token continuations** (option texts such as ``" лікар"``): the prompt runs once
-  with the key/value cache on; the cache is repeated once per option and the continuations
-  (right-padded) run on top of it. The first continuation token is scored from the prompt's
-  last logits, every later one from the continuation pass.
+- **multi-token continuations** (option texts such as ``" лікар"``): a batch of prompts runs
+  once with the key/value cache on; each prompt's cache is repeated once per option and the
+  continuations (right-padded) run on top of it. The first continuation token is scored from
+  the prompt's last logits, every later one from the continuation pass.
 
 Worked example: with prompt ids ``[5, 9, 2]`` and continuations ``[[7], [8, 3]]``, option 0 is
 ``log p(7 | 5 9 2)`` and option 1 is ``log p(8 | 5 9 2) + log p(3 | 5 9 2 8)``.
@@ -58,10 +58,11 @@ def _returned_cache(output: Any) -> Any:
     return value if value is not None else output.past_key_values
 
 
-@torch.inference_mode()
-def next_token_logprobs(model: Any, prompts: Sequence[Sequence[int]], pad_id: int) -> torch.Tensor:
-    """``[len(prompts), vocab]`` log-probabilities of the token after each prompt (one pass)."""
-    if any(len(p) == 0 for p in prompts):
+def _prompt_pass(
+    model: Any, prompts: Sequence[Sequence[int]], pad_id: int, *, use_cache: bool
+) -> tuple[torch.Tensor, torch.Tensor, Any]:
+    """Right-padded forward pass: next-token log-probabilities per prompt, the mask, the cache."""
+    if not prompts or any(len(p) == 0 for p in prompts):
         raise BackendError("cannot score an empty prompt (no tokens)")
     ids, mask = _right_pad(prompts, pad_id)
     last = mask.sum(dim=1) - 1
@@ -69,39 +70,51 @@ def next_token_logprobs(model: Any, prompts: Sequence[Sequence[int]], pad_id: in
         # Project only the positions that are read: with a large vocabulary the output layer
         # over every position costs more than the rest of the model.
         keep = torch.unique(last)
-        logits = model(
-            input_ids=ids, attention_mask=mask, use_cache=False, logits_to_keep=keep
-        ).logits
+        out = model(input_ids=ids, attention_mask=mask, use_cache=use_cache, logits_to_keep=keep)
         column = torch.searchsorted(keep, last)
     else:
-        logits = model(input_ids=ids, attention_mask=mask, use_cache=False).logits
+        out = model(input_ids=ids, attention_mask=mask, use_cache=use_cache)
         column = last
-    picked = logits[torch.arange(len(prompts)), column].float()
-    return torch.log_softmax(picked, dim=-1)
+    picked = out.logits[torch.arange(len(prompts)), column].float()
+    cache = _returned_cache(out) if use_cache else None
+    return torch.log_softmax(picked, dim=-1), mask, cache
+
+
+@torch.inference_mode()
+def next_token_logprobs(model: Any, prompts: Sequence[Sequence[int]], pad_id: int) -> torch.Tensor:
+    """``[len(prompts), vocab]`` log-probabilities of the token after each prompt (one pass)."""
+    return _prompt_pass(model, prompts, pad_id, use_cache=False)[0]
 
 
 @torch.inference_mode()
 def continuation_logprobs(
-    model: Any, prompt: Sequence[int], continuations: Sequence[Sequence[int]], pad_id: int
-) -> list[float]:
-    """Summed log-probability of each continuation after ``prompt``, reusing the prompt's cache."""
-    if not prompt:
-        raise BackendError("cannot score an empty prompt (no tokens)")
-    if any(len(c) == 0 for c in continuations):
+    model: Any,
+    prompts: Sequence[Sequence[int]],
+    continuations: Sequence[Sequence[Sequence[int]]],
+    pad_id: int,
+) -> list[list[float]]:
+    """Summed log-probability of each prompt's continuations, computing each prompt once.
+
+    ``continuations[b]`` lists the candidate continuations of ``prompts[b]``. The prompts run
+    as one right-padded batch with the cache on; each prompt's cache rows are repeated once per
+    candidate, and all candidates run in one pass on top, their attention mask hiding the
+    prompts' padding and their positions continuing each prompt's own length.
+    """
+    if len(prompts) != len(continuations):
+        raise BackendError("one list of continuations per prompt is needed")
+    if any(len(c) == 0 for cs in continuations for c in cs):
         raise BackendError("cannot score an empty continuation (no tokens)")
-    n = len(continuations)
-    p_ids = torch.tensor([list(prompt)], dtype=torch.long)
-    extra = {"logits_to_keep": 1} if _takes_logits_to_keep(type(model)) else {}
-    out = model(input_ids=p_ids, use_cache=True, **extra)
-    first = torch.log_softmax(out.logits[0, -1].float(), dim=-1)
-    totals = [float(first[c[0]]) for c in continuations]
-    if max(len(c) for c in continuations) == 1:
+    first, p_mask, kv = _prompt_pass(model, prompts, pad_id, use_cache=True)
+    totals = [[float(first[b, c[0]]) for c in cs] for b, cs in enumerate(continuations)]
+    owner = [b for b, cs in enumerate(continuations) for _ in cs]
+    flat = [c for cs in continuations for c in cs]
+    if not flat or max(len(c) for c in flat) == 1:
         return totals
-    kv = _returned_cache(out)
-    kv.batch_repeat_interleave(n)
-    c_ids, c_mask = _right_pad(continuations, pad_id)
-    mask = torch.cat([torch.ones((n, len(prompt)), dtype=torch.long), c_mask], dim=1)
-    positions = torch.arange(len(prompt), len(prompt) + c_ids.shape[1]).expand(n, -1)
+    kv.batch_select_indices(torch.tensor(owner, dtype=torch.long))
+    c_ids, c_mask = _right_pad(flat, pad_id)
+    rows = p_mask[owner]
+    mask = torch.cat([rows, c_mask], dim=1)
+    positions = rows.sum(dim=1, keepdim=True) + torch.arange(c_ids.shape[1]).unsqueeze(0)
     logits = model(
         input_ids=c_ids,
         attention_mask=mask,
@@ -110,9 +123,12 @@ def continuation_logprobs(
         **{_cache_argument(type(model)): kv},
     ).logits
     logp = torch.log_softmax(logits.float(), dim=-1)
-    for i, c in enumerate(continuations):
-        for j in range(1, len(c)):
-            totals[i] += float(logp[i, j - 1, c[j]])
+    k = 0
+    for b, cs in enumerate(continuations):
+        for i, c in enumerate(cs):
+            for j in range(1, len(c)):
+                totals[b][i] += float(logp[k, j - 1, c[j]])
+            k += 1
     return totals
 
 
