@@ -159,8 +159,8 @@ def read_stream(path: str, block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
 def read_conllu(path: str, field: str = "text", block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
     """Blocks of sentences of a CoNLL-U file, one sentence per line.
 
-    ``text`` uses the ``# text =`` comment (the word forms joined by their SpaceAfter when it
-    is missing), ``form`` the word forms and ``lemma`` the lemmas, joined by spaces. Multiword
+    ``text`` uses the ``# text =`` comment (the word forms joined by spaces when it is
+    missing), ``form`` the word forms and ``lemma`` the lemmas, joined by spaces. Multiword
     tokens (``1-2``) give their surface form to ``text``/``form``; their words give lemmas.
     """
     out: list[bytes] = []
