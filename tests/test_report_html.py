@@ -384,3 +384,67 @@ def test_readout_says_where_the_gap_interval_lies(stereotype_run: RunResult) -> 
 
     page = render_run_html(rr, [])
     assert "the 95% interval includes zero (n = 28)" in page
+
+
+def test_winogender_layout_one_occupation_per_row() -> None:
+    pred = pd.DataFrame(
+        {
+            "context": ["double", "double", "double", "double", "single"],
+            "occupation_en": ["nurse", "nurse", "nurse", "engineer", "nurse"],
+            "pronoun_set": ["male", "female", "female", "male", "male"],
+            "prediction_role": ["participant", "occupation", "invalid", "occupation", "occupation"],
+            "bls_pct_female": [90.0, 90.0, 90.0, 12.0, 90.0],
+        }
+    )
+    got = occupation_behaviour(pred)
+    assert got.attrs["statistic"] == "% women in the occupation (BLS)"
+    table = {(r.occupation, r.pronoun_gender): (r.k, r.n) for r in got.itertuples()}
+    # the single-context row is left out; invalid stays in the denominator
+    assert table == {
+        ("nurse", "male"): (0, 1),
+        ("nurse", "female"): (1, 2),
+        ("engineer", "male"): (1, 1),
+    }
+
+
+def test_winobias_layout_takes_stereotypes_from_the_rows() -> None:
+    pred = _rows(("developer", "designer", "female", "distractor", "primary_balanced")).assign(
+        target_stereotype=["male"], other_stereotype=["female"]
+    )
+    got = occupation_behaviour(pred).set_index("occupation")
+    assert got.loc["designer", "statistic"] == "female" and got.loc["designer", "k"] == 1
+    assert got.loc["developer", "statistic"] == "male" and got.loc["developer", "k"] == 0
+
+
+def test_difference_against_a_numeric_statistic_reports_pearson_r() -> None:
+    from winoscope.report.plots import occupation_differences, occupation_figure
+
+    rows = []
+    shares = {
+        "a": (10.0, 0.2, 0.1),
+        "b": (50.0, 0.5, 0.9),
+        "c": (80.0, 0.3, 1.0),
+        "d": (95.0, 0.0, 1.0),
+    }
+    for occ, (stat, male, female) in shares.items():
+        for gender, share in (("male", male), ("female", female)):
+            rows.append(
+                {"occupation": occ, "pronoun_gender": gender, "share": share, "statistic": stat}
+            )
+    behaviour = pd.DataFrame(rows)
+    behaviour.attrs["statistic"] = "% women"
+    diffs = occupation_differences(behaviour)
+    assert diffs["difference"].round(10).tolist() == [-0.1, 0.4, 0.7, 1.0]
+    x = [10.0, 50.0, 80.0, 95.0]
+    y = [-0.1, 0.4, 0.7, 1.0]
+    mx, my = sum(x) / 4, sum(y) / 4
+    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True))
+    r = sxy / math.sqrt(sum((a - mx) ** 2 for a in x) * sum((b - my) ** 2 for b in y))
+    fig = occupation_figure(
+        behaviour.assign(ci_low=0.0, ci_high=1.0, k=1, n=2, label=behaviour["occupation"])
+    )
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert any(
+        t.startswith(f"Pearson r = {r:.2f}") and t.endswith("n = 4 occupations") for t in texts
+    )
+    assert fig.axes[0].get_xlabel() == "% women"

@@ -80,52 +80,107 @@ def _occupation_columns(pred: pd.DataFrame) -> tuple[str, str] | None:
     return None
 
 
+OCCUPATION_COLUMNS = (
+    "occupation",
+    "occupation_en",
+    "occupation_uk",
+    "occupation_sv",
+    "occupation_participant",
+)
+GENDER_COLUMNS = ("pronoun_gender", "pronoun_set")
+NUMERIC_STATISTICS = {
+    "occupation_statistic": "occupation statistic",
+    "bls_pct_female": "% women in the occupation (BLS)",
+}
+LABEL_STATISTICS = ("occupation_stereotype",)
+
+
+def _first(pred: pd.DataFrame, names: tuple[str, ...]) -> str | None:
+    return next((c for c in names if c in pred.columns), None)
+
+
+def _answered(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series]:
+    role = rows["prediction_role"].astype("string").str.strip().str.lower()
+    keep = role.notna() & role.ne("")
+    return rows[keep], role[keep]
+
+
+def _with_statistic(out: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    numeric = _first(rows, tuple(NUMERIC_STATISTICS))
+    if numeric is not None:
+        out["statistic"] = pd.to_numeric(rows[numeric], errors="coerce").to_numpy()
+        out.attrs["statistic"] = NUMERIC_STATISTICS[numeric]
+    elif (label := _first(rows, LABEL_STATISTICS)) is not None:
+        out["statistic"] = rows[label].astype("string").to_numpy()
+        out.attrs["statistic"] = "stereotype"
+    return out
+
+
 def resolutions(pred: pd.DataFrame) -> pd.DataFrame | None:
     """One row per (scored row, occupation it mentions): occupation, pronoun_gender, resolved.
 
-    ``None`` when the predictions carry no occupations.
+    ``None`` when the predictions carry no occupations. Three layouts: the explicit long one,
+    WinoBias-style rows with two occupations (``target_occupation_*`` / ``other_occupation_*``),
+    and Winogender-style rows with one occupation and one participant, scored
+    ``occupation`` / ``participant`` (only the ``double`` context where a ``context`` column
+    exists: in single-entity sentences the occupation is the only candidate).
     """
     if {"occupation", "pronoun_gender", "resolved_to_occupation"} <= set(pred.columns):
-        keep = pred["resolved_to_occupation"].notna()
+        rows = pred[pred["resolved_to_occupation"].notna()]
         out = pd.DataFrame(
             {
-                "occupation": pred.loc[keep, "occupation"].astype(str),
-                "pronoun_gender": pred.loc[keep, "pronoun_gender"].astype(str),
-                "resolved": pred.loc[keep, "resolved_to_occupation"].astype(bool),
+                "occupation": rows["occupation"].astype(str).to_numpy(),
+                "pronoun_gender": rows["pronoun_gender"].astype(str).to_numpy(),
+                "resolved": rows["resolved_to_occupation"].astype(bool).to_numpy(),
             }
         )
-        if "occupation_statistic" in pred.columns:
-            out["statistic"] = pd.to_numeric(pred.loc[keep, "occupation_statistic"])
-        return out
+        return _with_statistic(out, rows)
+    gender_col = _first(pred, GENDER_COLUMNS)
+    if gender_col is None or "prediction_role" not in pred.columns:
+        return None
     cols = _occupation_columns(pred)
-    if cols is None or not {"pronoun_gender", "prediction_role"} <= set(pred.columns):
+    if cols is not None:
+        rows = pred
+        if "score_group" in rows.columns:
+            rows = rows[rows["score_group"].astype(str) == "primary_balanced"]
+        rows, role = _answered(rows)
+        target_col, other_col = cols
+        parts = []
+        for occ_col, chosen, stereo_col in (
+            (target_col, "target", "target_stereotype"),
+            (other_col, "distractor", "other_stereotype"),
+        ):
+            part = pd.DataFrame(
+                {
+                    "occupation": rows[occ_col].astype(str).to_numpy(),
+                    "pronoun_gender": rows[gender_col].astype(str).to_numpy(),
+                    "resolved": role.eq(chosen).to_numpy(),
+                }
+            )
+            if stereo_col in rows.columns:
+                part["statistic"] = rows[stereo_col].astype("string").to_numpy()
+            parts.append(part)
+        out = pd.concat(parts, ignore_index=True)
+        if "statistic" in out.columns:
+            out.attrs["statistic"] = "stereotype"
+        return out
+    occ_col = _first(pred, OCCUPATION_COLUMNS)
+    if occ_col is None:
         return None
     rows = pred
-    if "score_group" in rows.columns:
-        rows = rows[rows["score_group"].astype(str) == "primary_balanced"]
-    role = rows["prediction_role"].astype("string").str.strip().str.lower()
-    rows, role = rows[role.notna() & role.ne("")], role[role.notna() & role.ne("")]
-    target_col, other_col = cols
-    gender = rows["pronoun_gender"].astype(str)
-    return pd.concat(
-        [
-            pd.DataFrame(
-                {
-                    "occupation": rows[target_col].astype(str),
-                    "pronoun_gender": gender,
-                    "resolved": role.eq("target"),
-                }
-            ),
-            pd.DataFrame(
-                {
-                    "occupation": rows[other_col].astype(str),
-                    "pronoun_gender": gender,
-                    "resolved": role.eq("distractor"),
-                }
-            ),
-        ],
-        ignore_index=True,
+    if "context" in rows.columns and rows["context"].astype(str).eq("double").any():
+        rows = rows[rows["context"].astype(str) == "double"]
+    rows, role = _answered(rows)
+    if not role.isin(["occupation", "participant", "invalid"]).all():
+        return None
+    out = pd.DataFrame(
+        {
+            "occupation": rows[occ_col].astype(str).to_numpy(),
+            "pronoun_gender": rows[gender_col].astype(str).to_numpy(),
+            "resolved": role.eq("occupation").to_numpy(),
+        }
     )
+    return _with_statistic(out, rows)
 
 
 def occupation_behaviour(
@@ -139,6 +194,7 @@ def occupation_behaviour(
     res = resolutions(pred)
     if res is None or res.empty:
         return None
+    statistic_name = res.attrs.get("statistic")
     if "statistic" not in res.columns:
         stats = uk_occupation_statistics() if statistics is None else statistics
         found = res["occupation"].str.lower().isin(stats["form"])
@@ -150,6 +206,7 @@ def occupation_behaviour(
                 label=low.map(lut["label"]).fillna(res["occupation"]),
                 occupation=low.map(lut["occupation"]).fillna(res["occupation"]),
             )
+            statistic_name = "stereotype"
         else:
             res = res.assign(statistic=np.nan)
     if "label" not in res.columns:
@@ -170,4 +227,6 @@ def occupation_behaviour(
     cis = [wilson_interval(k, n, level) for k, n in zip(grouped["k"], grouped["n"], strict=True)]
     grouped["ci_low"] = [c[0] for c in cis]
     grouped["ci_high"] = [c[1] for c in cis]
-    return grouped[BEHAVIOUR_COLUMNS]
+    out = grouped[BEHAVIOUR_COLUMNS].copy()
+    out.attrs["statistic"] = statistic_name
+    return out

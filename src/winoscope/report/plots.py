@@ -377,6 +377,8 @@ def occupation_figure(behaviour: pd.DataFrame) -> Figure:
     numeric = pd.api.types.is_numeric_dtype(behaviour["statistic"]) and bool(
         behaviour["statistic"].notna().any()
     )
+    if numeric and {"male", "female"} <= set(genders):
+        return difference_vs_statistic_figure(behaviour)
     if numeric:
         fig, ax = plt.subplots(figsize=(6.0, 4.0), dpi=DPI)
         for i, g in enumerate(genders):
@@ -393,7 +395,7 @@ def occupation_figure(behaviour: pd.DataFrame) -> Figure:
                 alpha=0.85,
                 label=plain(f"pronoun: {g}"),
             )
-        ax.set_xlabel("occupation statistic")
+        ax.set_xlabel(plain(behaviour.attrs.get("statistic") or "occupation statistic"))
         ax.set_ylabel("share resolved to the occupation")
         ax.set_ylim(-0.03, 1.03)
         ax.legend(frameon=False, fontsize=8)
@@ -474,6 +476,51 @@ def occupation_figure(behaviour: pd.DataFrame) -> Figure:
         frameon=False, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(genders)
     )
     ax.set_title("Per-occupation behaviour by pronoun gender", pad=22)
+    fig.tight_layout()
+    return fig
+
+
+def occupation_differences(behaviour: pd.DataFrame) -> pd.DataFrame:
+    """Per occupation: statistic and share(female pronoun) − share(male pronoun)."""
+    wide = behaviour.pivot_table(index="occupation", columns="pronoun_gender", values="share")
+    stat = behaviour.groupby("occupation")["statistic"].first()
+    out = pd.DataFrame(
+        {"statistic": stat.reindex(wide.index), "difference": wide["female"] - wide["male"]}
+    )
+    return out.dropna()
+
+
+def difference_vs_statistic_figure(behaviour: pd.DataFrame) -> Figure:
+    """Winogender-style: female − male share resolved to the occupation against a numeric
+    occupation statistic, with the least-squares line and Pearson's r (and its p-value)."""
+    from scipy.stats import pearsonr
+
+    d = occupation_differences(behaviour)
+    fig, ax = plt.subplots(figsize=(6.0, 4.0), dpi=DPI)
+    ax.scatter(d["statistic"], d["difference"], s=22, color=PURPLE, alpha=0.8, zorder=3)
+    ax.axhline(0, color="black", lw=0.8)
+    note = f"n = {len(d)} occupations"
+    if len(d) >= 3 and d["statistic"].nunique() > 1 and d["difference"].nunique() > 1:
+        slope, intercept = np.polyfit(d["statistic"], d["difference"], 1)
+        xs = np.linspace(d["statistic"].min(), d["statistic"].max(), 50)
+        ax.plot(xs, slope * xs + intercept, color=GREY, lw=1.2, ls="--")
+        r, p = pearsonr(d["statistic"], d["difference"])
+        note = f"Pearson r = {r:.2f} (p = {p:.2g}), " + note
+    ax.text(
+        0.99,
+        0.03,
+        note,
+        transform=ax.transAxes,
+        ha="right",
+        va="bottom",
+        fontsize=8,
+        bbox={"facecolor": "white", "edgecolor": "#cccccc", "alpha": 0.9},
+    )
+    ax.set_ylim(-1.05, 1.05)
+    ax.set_xlabel(plain(behaviour.attrs.get("statistic") or "occupation statistic"))
+    ax.set_ylabel("share resolved to the occupation:\nfemale − male pronoun")
+    ax.set_title("Per-occupation behaviour vs occupation statistic")
+    ax.grid(alpha=0.3)
     fig.tight_layout()
     return fig
 
