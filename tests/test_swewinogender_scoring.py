@@ -228,5 +228,13 @@ def test_resolution_parity_and_order_consistency(table: pd.DataFrame) -> None:
     r = sc.score_resolution(rows.assign(prediction_role=pred, order_consistent=oc), n_boot=50)
     assert _value(r, "gender_parity") == pytest.approx(103 / 104)
     assert _value(r, "option_order_consistency") == pytest.approx(311 / 312)
+    # occupation share among the 311 valid answers (the invalid one names neither candidate)
+    valid = pred != "invalid"
+    assert _value(r, "occupation_share") == pytest.approx((pred[valid] == "occupation").mean())
+    hon = valid & (rows["pronoun"] == "hon")
+    assert _value(r, "occupation_share", "pronoun", "hon") == pytest.approx(
+        (pred[hon] == "occupation").sum() / 103
+    )
+    assert r.metrics.query("metric == 'occupation_share' and type == 'hon'")["n"].iloc[0] == 103
     with pytest.raises(ScoringError, match="field 'prediction_role'"):
         sc.score_resolution(rows.assign(prediction_role="teknikern"))
