@@ -225,6 +225,11 @@ def test_compressed_inputs_stream_the_same_lines(tmp_path):
     broken.write_bytes(b"not gzip at all")
     with pytest.raises(DatasetError, match=r"broken\.txt\.gz"):
         list(read_stream(str(broken)))
+    broken_zst = tmp_path / "broken.conllu.zst"
+    broken_zst.write_bytes(b"not zstd either")
+    for reader in (read_stream, read_conllu):
+        with pytest.raises(DatasetError, match="cannot decompress"):
+            list(reader(str(broken_zst)))
 
 
 CONLLU = """\

@@ -134,14 +134,21 @@ def open_stream(path: str) -> BinaryIO:
         raise DatasetError(f"cannot open: {exc}", file=path) from None
 
 
+def _decompress_errors() -> tuple[type[Exception], ...]:
+    import zstandard
+
+    return (OSError, EOFError, ValueError, zstandard.ZstdError)
+
+
 def read_stream(path: str, block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
     """Blocks of whole lines of a (possibly compressed) text file."""
+    errors = _decompress_errors()
     with open_stream(path) as fh:
         rest = b""
         while True:
             try:
                 block = fh.read(block_size)
-            except (OSError, EOFError, ValueError) as exc:
+            except errors as exc:
                 raise DatasetError(f"cannot decompress: {exc}", file=path) from None
             if not block:
                 break
@@ -224,6 +231,8 @@ def read_conllu(path: str, field: str = "text", block_size: int = BLOCK_SIZE) ->
                 lemmas.append(cols[2])
         except UnicodeDecodeError as exc:
             raise DatasetError(f"not UTF-8: {exc.reason}", file=path, row=line_no + 1) from None
+        except _decompress_errors() as exc:
+            raise DatasetError(f"cannot decompress: {exc}", file=path) from None
     if forms or lemmas or text is not None:
         out.append(sentence())
     if out:
