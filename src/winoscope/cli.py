@@ -14,6 +14,7 @@ from rich.table import Table
 
 from .errors import WinoscopeError
 from .occupations.cli_associate import associate_command
+from .protocols.coref_export import coref_export_command
 
 app = typer.Typer(
     add_completion=False,
@@ -342,6 +343,7 @@ def correlate(
 
 
 app.command("associate")(associate_command)
+app.command("coref-export")(coref_export_command)
 
 
 def print_summary(metrics, title: str) -> None:  # type: ignore[no-untyped-def]
