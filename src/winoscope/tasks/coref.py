@@ -11,7 +11,7 @@ accuracy and coreference F1 are different protocols and are reported under diffe
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -303,15 +303,16 @@ def _winopron_subsets() -> tuple[coref.Subset, ...]:
     def double(t: pd.DataFrame) -> pd.Series:
         return t["context"].astype(str) == "double"
 
+    def within_double(column: str, value: str) -> Callable[[pd.DataFrame], pd.Series]:
+        def select(t: pd.DataFrame) -> pd.Series:
+            return double(t) & (t[column].astype(str) == value)
+
+        return select
+
     subsets = [coref.Subset("all", lambda t: pd.Series(True, index=t.index))]
     for col, values in (("pronoun_type", wp.TYPES), ("pronoun_set", wp.SETS)):
         for v in values:
-            subsets.append(
-                coref.Subset(
-                    f"{col}_{v}",
-                    lambda t, c=col, v=v: double(t) & (t[c].astype(str) == v),
-                )
-            )
+            subsets.append(coref.Subset(f"{col}_{v}", within_double(col, v)))
     return tuple(subsets)
 
 
