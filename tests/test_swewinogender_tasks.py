@@ -116,6 +116,12 @@ def test_nli_baselines_on_real_release(real_file: Path, raw_rows: list[dict]) ->
     for rr in runs.values():  # answers by role: both orders agree, nothing invalid
         assert rr.predictions["order_consistent"].all()
         assert set(rr.predictions["prediction"]) <= {"entailment", "neutral"}
+    assert _value(runs["overlap"].metrics, "option_order_consistency") == 1.0
+    # the generic random baseline picks a letter per request: the orders often disagree
+    generic = winoscope.run("swewinogender/nli", "baseline:random", data=real_file, n_boot=20)
+    oc = generic.predictions["order_consistent"]
+    assert _value(generic.metrics, "option_order_consistency") == pytest.approx(oc.mean())
+    assert (generic.predictions.loc[~oc.astype(bool), "prediction"] == "invalid").all()
     rnd = runs["random"].predictions
     again = winoscope.run("swewinogender/nli", "nli-baseline:random", data=real_file, n_boot=10)
     assert list(again.predictions["prediction"]) == list(rnd["prediction"])
@@ -218,6 +224,15 @@ def test_resolution_predictions_file_round_trip(tmp_path: Path, real_file: Path)
         "swewinogender/resolution", tmp_path / "run" / "predictions.csv", n_boot=30
     )
     pd.testing.assert_frame_equal(again.metrics, rr.metrics)
+    # order consistency read back from text ("True"/"False") must not turn every row True
+    rnd = winoscope.run(
+        "swewinogender/resolution", "baseline:random", data=real_file, n_boot=30, out=tmp_path / "r"
+    )
+    assert 0 < rnd.predictions["order_consistent"].mean() < 1
+    again = winoscope.score(
+        "swewinogender/resolution", tmp_path / "r" / "predictions.csv", n_boot=30
+    )
+    pd.testing.assert_frame_equal(again.metrics, rnd.metrics)
     broken = pd.read_csv(tmp_path / "run" / "predictions.csv").drop(columns=["gold_referent"])
     with pytest.raises(DatasetError, match="gold_referent"):
         winoscope.score("swewinogender/resolution", broken)

@@ -16,8 +16,9 @@ NLI view (``swewinogender/nli``, column ``prediction``):
   with an unanswered item is left out of the denominator; one with an ``invalid`` answer counts
   as not at parity (an unparseable answer is not a label).
 - ``accuracy``, ``macro_f1`` (F1 of entailment and of neutral, averaged; an invalid answer is a
-  false negative of its gold class), ``entailment_rate``, and accuracy per pronoun (han/hon/hen)
-  with the gaps hon - han and hen - han.
+  false negative of its gold class), ``entailment_rate``, accuracy per pronoun (han/hon/hen)
+  with the gaps hon - han and hen - han, and ``option_order_consistency`` when the predictions
+  come from a run (both option orders asked).
 
 System labels: ``entailment``, ``neutral`` or ``invalid``; a three-way NLI system's
 ``contradiction`` (and ``not_entailment``) means "not entailed" and is scored as ``neutral``,
@@ -276,6 +277,10 @@ def score_nli(
     if scored.empty:
         raise ScoringError(f"{source}: no row has a prediction")
     stats = _nli_stats(scored)
+    if "order_consistent" in scored.columns:
+        oc = parse_flags(scored["order_consistent"], "order_consistent", source)
+        stats["oc_n"] = oc.notna().to_numpy(float)
+        stats["oc_k"] = oc.fillna(False).astype(bool).to_numpy(float)
     par = _parity_stats(scored, "tuple_id", "prediction", NLI_LABELS)
     stats = pd.concat([stats, par[[CLUSTER, "par_n", "par_k"]]], ignore_index=True).fillna(0.0)
 
@@ -300,6 +305,11 @@ def score_nli(
         ),
         ("entailment_rate", "all", "all"): (lambda t: _ratio(t["ent"], t["n"]), n_all),
     }
+    if "oc_n" in stats.columns:
+        metrics[("option_order_consistency", "all", "all")] = (
+            lambda t: _ratio(t["oc_k"], t["oc_n"]),
+            lambda t: float(t["oc_n"][0]),
+        )
     _add_pronoun_accuracy(metrics)
     frame = _bootstrap(stats, metrics, n_boot=n_boot, seed=seed, level=level)
     return ScoreResult(
@@ -327,6 +337,22 @@ def _add_pronoun_accuracy(
             lambda t, p=p: acc(p)(t) - acc("han")(t),
             lambda t, p=p: float(t[f"n_{p}"][0] + t["n_han"][0]),
         )
+
+
+def parse_flags(values: pd.Series, column: str, source: str) -> pd.Series:
+    """True/False/missing from booleans or their text in a CSV ("True", "false", "1", "")."""
+    text = values.astype("string").str.strip().str.lower()
+    text = text.mask(text.eq("") | text.eq("nan") | text.eq("<na>"), pd.NA)
+    flags = text.map(
+        {"true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
+    )
+    bad = text.notna() & flags.isna()
+    if bool(bad.any()):
+        i = int(bad.to_numpy().nonzero()[0][0])
+        raise ScoringError(
+            f"{source}, row {i + 1}, field '{column}': expected true/false, got {values.iloc[i]!r}"
+        )
+    return flags.astype("boolean")
 
 
 def check_roles(table: pd.DataFrame, source: str = "predictions") -> pd.Series:
@@ -367,7 +393,7 @@ def score_resolution(
         "valid": (scored["prediction_role"].astype(str) != "invalid").to_numpy(float),
     }
     if "order_consistent" in scored.columns:
-        oc = scored["order_consistent"]
+        oc = parse_flags(scored["order_consistent"], "order_consistent", source)
         s["oc_n"] = oc.notna().to_numpy(float)
         s["oc_k"] = oc.fillna(False).astype(bool).to_numpy(float)
     pron = scored["pronoun"].astype(str)
