@@ -126,16 +126,20 @@ def metrics_naming(metrics: Sequence[str], group: Sequence[str]) -> list[str]:
 
     >>> metrics_naming(["overall_accuracy", "anti_accuracy", "pro_accuracy"], ("pro", "anti"))
     ['pro_accuracy', 'anti_accuracy']
+    >>> metrics_naming(["conll_f1_pro", "muc_f1_pro", "conll_f1_anti", "muc_f1_anti"], ("pro", "anti"))
+    ['conll_f1_pro', 'conll_f1_anti', 'muc_f1_pro', 'muc_f1_anti']
     """
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, int, str]] = []
+    bases: dict[str, int] = {}
     for m in dict.fromkeys(metrics):
         toks = tokens(m)
         if not set(MEASURE_TOKENS) & set(toks) or {"control", *DIFFERENCE_TOKENS} & set(toks):
             continue
-        hits = [group.index(t) for t in toks if t in group]
+        hits = [t for t in toks if t in group]
         if len(hits) == 1:
-            found.append((hits[0], m))
-    return [m for _, m in sorted(found)]
+            base = bases.setdefault("_".join(t for t in toks if t != hits[0]), len(bases))
+            found.append((base, group.index(hits[0]), m))
+    return [m for _, _, m in sorted(found)]
 
 
 def signed_gap_metrics(metrics: Sequence[str]) -> list[str]:
@@ -290,7 +294,7 @@ def group_figure(points: pd.DataFrame, title: str) -> Figure:
             label=plain(name),
         )
     macro = sorted(pos[x] for x in points.loc[points["macro"], "x"])
-    if macro:
+    if macro and len(macro) < len(xs):  # shade the macro block only next to strata
         ax.axvspan(macro[0] - 0.5, macro[-1] + 0.5, color="#f0f0f0", zorder=-1)
     ax.set_xticks(
         range(len(xs)),

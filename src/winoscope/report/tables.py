@@ -108,6 +108,7 @@ def metric_tables(metrics: pd.DataFrame) -> list[tuple[str, WideTable]]:
     """The tables a report shows: one metrics x strata grid, or, with many strata, the macro
     averages followed by a strata x metrics grid.
 
+    >>> from winoscope.scoring.base import METRIC_COLUMNS
     >>> [t for t, _ in metric_tables(pd.DataFrame(columns=METRIC_COLUMNS))]
     []
     """
