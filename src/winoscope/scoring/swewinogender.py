@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ScoringError
-from .base import METRIC_COLUMNS, ScoreResult
+from .base import METRIC_COLUMNS, ScoreResult, order_consistency
 from .stats import nanmean_rows, percentile_ci, resample_weights
 
 PRONOUNS = ("han", "hon", "hen")
@@ -278,7 +278,7 @@ def score_nli(
         raise ScoringError(f"{source}: no row has a prediction")
     stats = _nli_stats(scored)
     if "order_consistent" in scored.columns:
-        oc = parse_flags(scored["order_consistent"], "order_consistent", source)
+        oc = order_consistency(table, source)[pred.notna().to_numpy()]
         stats["oc_n"] = oc.notna().to_numpy(float)
         stats["oc_k"] = oc.fillna(False).astype(bool).to_numpy(float)
     par = _parity_stats(scored, "tuple_id", "prediction", NLI_LABELS)
@@ -339,22 +339,6 @@ def _add_pronoun_accuracy(
         )
 
 
-def parse_flags(values: pd.Series, column: str, source: str) -> pd.Series:
-    """True/False/missing from booleans or their text in a CSV ("True", "false", "1", "")."""
-    text = values.astype("string").str.strip().str.lower()
-    text = text.mask(text.eq("") | text.eq("nan") | text.eq("<na>"), pd.NA)
-    flags = text.map(
-        {"true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
-    )
-    bad = text.notna() & flags.isna()
-    if bool(bad.any()):
-        i = int(bad.to_numpy().nonzero()[0][0])
-        raise ScoringError(
-            f"{source}, row {i + 1}, field '{column}': expected true/false, got {values.iloc[i]!r}"
-        )
-    return flags.astype("boolean")
-
-
 def check_roles(table: pd.DataFrame, source: str = "predictions") -> pd.Series:
     if "prediction_role" not in table.columns:
         raise ScoringError(f"{source}: no 'prediction_role' column to score")
@@ -393,7 +377,7 @@ def score_resolution(
         "valid": (scored["prediction_role"].astype(str) != "invalid").to_numpy(float),
     }
     if "order_consistent" in scored.columns:
-        oc = parse_flags(scored["order_consistent"], "order_consistent", source)
+        oc = order_consistency(table, source)[pred.notna().to_numpy()]
         s["oc_n"] = oc.notna().to_numpy(float)
         s["oc_k"] = oc.fillna(False).astype(bool).to_numpy(float)
     pron = scored["pronoun"].astype(str)
