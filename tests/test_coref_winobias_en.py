@@ -248,3 +248,16 @@ def test_task_run_with_conll_resolver_output(
         row = sm[(sm.metric == f"conll_f1_{co}") & (sm.split == sp) & (sm.type == ty)]
         assert float(row.value.iloc[0]) == pytest.approx(value, abs=1e-12), name
     assert set(sm[sm.metric.str.startswith("link_accuracy")].value) == {0.0}
+
+
+def test_english_predictions_rescore_identically(shared_data: Path, tmp_path: Path) -> None:
+    from winoscope import runner
+
+    data = conll_dir(shared_data)
+    rr = runner.run("winobias-en/coref", "baseline:first", data=data, n_boot=20, out=tmp_path / "r")
+    again = runner.score("winobias-en/coref", tmp_path / "r" / "predictions.csv", n_boot=20)
+    import pandas as pd
+
+    pd.testing.assert_frame_equal(
+        rr.metrics.reset_index(drop=True), again.metrics.reset_index(drop=True)
+    )

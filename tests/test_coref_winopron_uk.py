@@ -107,3 +107,13 @@ def test_first_mention_baseline_is_right_on_half_of_double_sentences() -> None:
     assert _value(m, "conll_f1", "single") == 1.0
     row = m[(m.metric == "conll_f1") & (m.split == "double") & (m.type == "nominative")].iloc[0]
     assert row.ci_low <= row.value <= row.ci_high
+
+
+def test_predictions_keep_the_card_fields_and_rescore_identically(tmp_path: Path) -> None:
+    rr = runner.run("winopron-uk/coref", "baseline:first", n_boot=30, seed=2, out=tmp_path / "r")
+    assert set(rr.predictions.gold_role.astype(str)) == {"occupation", "participant"}
+    assert set(rr.predictions.referent_role) == {"target"}
+    again = runner.score("winopron-uk/coref", tmp_path / "r" / "predictions.csv", n_boot=30, seed=2)
+    pd.testing.assert_frame_equal(
+        rr.metrics.reset_index(drop=True), again.metrics.reset_index(drop=True)
+    )

@@ -147,7 +147,7 @@ def document_row(
         "pronoun_span": json.dumps(char(pronoun)),
         "target_span": json.dumps(char(referent)),
         "distractor_span": json.dumps(char((other[0], other[1])) if other else None),
-        "gold_role": "target",
+        "referent_role": "target",
         "pronoun": " ".join(tokens[pronoun[0] : pronoun[1] + 1]),
         "pronoun_gender": _pronoun_gender(tokens[pronoun[0]]),
         "target_text": " ".join(tokens[referent[0] : referent[1] + 1]),

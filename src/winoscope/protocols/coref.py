@@ -18,7 +18,8 @@ The standard columns written by :func:`attach_predictions` and read by :func:`sc
 ``doc_text``, ``gold_clusters``, ``pronoun_span``, ``target_span``, ``distractor_span`` (JSON
 lists of character offsets; a span is ``[start, end]``; ``null`` where an entity does not occur,
 as in single-entity sentences), ``predicted_clusters`` (JSON, empty when the resolver returned
-nothing) and ``gold_role`` (the role the pronoun refers to).
+nothing) and ``referent_role`` (the role the pronoun refers to; a separate name, so a
+dataset's own ``gold_role`` column is never overwritten).
 """
 
 from __future__ import annotations
@@ -198,7 +199,7 @@ GOLD_COLUMNS = (
     "pronoun_span",
     "target_span",
     "distractor_span",
-    "gold_role",
+    "referent_role",
 )
 
 
@@ -213,7 +214,7 @@ def gold_frame(items: Sequence[CorefItem]) -> pd.DataFrame:
             "pronoun_span": [_span_json(it.pronoun) for it in items],
             "target_span": [_span_json(it.spans.get("target")) for it in items],
             "distractor_span": [_span_json(it.spans.get("distractor")) for it in items],
-            "gold_role": [it.gold_role for it in items],
+            "referent_role": [it.gold_role for it in items],
         },
         columns=list(GOLD_COLUMNS),
     )
@@ -288,13 +289,13 @@ def document_frame(table: pd.DataFrame, source: str = "predictions") -> pd.DataF
     CEAF-e, CEAF-m and mention identification, ``blanc_*`` link counts, ``pronoun_link`` and
     ``link_correct`` (linked to the gold referent only).
     """
-    missing = [c for c in (*NEEDED, "gold_role") if c not in table.columns]
+    missing = [c for c in (*NEEDED, "referent_role") if c not in table.columns]
     if missing:
         raise ScoringError(
             f"{source}: missing column(s) {', '.join(missing)} for coreference scoring"
         )
     rows = []
-    for i, r in enumerate(table[[*NEEDED, "gold_role"]].to_dict("records"), start=1):
+    for i, r in enumerate(table[[*NEEDED, "referent_role"]].to_dict("records"), start=1):
         key = _clusters(r["gold_clusters"], i, "gold_clusters", source)
         resp = _clusters(r["predicted_clusters"], i, "predicted_clusters", source)
         pron = _span(r["pronoun_span"], i, "pronoun_span", source)
@@ -309,7 +310,7 @@ def document_frame(table: pd.DataFrame, source: str = "predictions") -> pd.DataF
                 "target": _span(r["target_span"], i, "target_span", source),
                 "distractor": _span(r["distractor_span"], i, "distractor_span", source),
             },
-            gold_role=str(r["gold_role"]),
+            gold_role=str(r["referent_role"]),
         )
         s = score_document(key, resp)
         rec: dict[str, Any] = {}

@@ -202,7 +202,7 @@ def en_items(table: pd.DataFrame) -> list[coref.CorefItem]:
                     "target": _span(r["target_span"]),
                     "distractor": _span(r["distractor_span"]),
                 },
-                gold_role=str(r["gold_role"]),
+                gold_role=str(r["referent_role"]),
                 key=key,
             )
         )
