@@ -285,3 +285,37 @@ def test_demo_runs_the_reference_resolvers(tmp_path: Path) -> None:
     assert (tmp_path / "demo" / "winobias-uk_coref__baseline_stereotype" / "metrics.csv").is_file()
     line = next(ln for ln in table.splitlines() if "baseline:stereotype" in ln)
     assert "0.750 [0.750, 0.750]" in line  # F1_pro 1 - F1_anti 1/4
+
+
+def test_jsonlines_with_sentences_use_inclusive_token_spans(tmp_path: Path) -> None:
+    toks = _tokens(SENT)
+    path = tmp_path / "tok.jsonl"
+    rows = [
+        {
+            "doc_key": "a",
+            "sentences": [toks[:5], toks[5:]],
+            "predicted_clusters": [[[2, 2], [5, 5]]],
+        },
+        {"doc_key": "b", "sentences": [toks], "clusters": [[[0, 2]]]},
+        {"doc_key": "c", "sentences": [toks], "clusters": [[[0, 99]]]},
+        {"doc_key": "d", "sentences": [["Лікар", "взяв"]], "clusters": []},
+    ]
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
+    out = read_resolver_output(path)
+    assert out.get("a").char_clusters(SENT) == [[(13, 23), (28, 31)]]
+    assert out.get("b").char_clusters(SENT) == [[(0, 23)]]  # "Лікар найняв секретарку"
+    with pytest.raises(DatasetError, match="outside the 10 tokens") as err:
+        out.get("c").char_clusters(SENT)
+    assert (err.value.line, err.value.field) == (3, "clusters")
+    with pytest.raises(DatasetError, match="does not continue") as err:
+        out.get("d").char_clusters(SENT)
+    assert (err.value.line, err.value.field) == (4, "sentences")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x", "sentences": ["not a list"], "clusters": []}\n', encoding="utf-8")
+    with pytest.raises(DatasetError) as err:
+        read_resolver_output(bad)
+    assert (err.value.line, err.value.field) == (1, "sentences")
+    # an inclusive one-token span is fine with tokens, empty with character offsets
+    ok = tmp_path / "ok.jsonl"
+    ok.write_text('{"id": "x", "sentences": [["a"]], "clusters": [[[0, 0]]]}\n', encoding="utf-8")
+    assert read_resolver_output(ok).get("x").char_clusters("a") == [[(0, 1)]]

@@ -4,10 +4,16 @@
 
     {"id": "validation/type1/1/mm", "clusters": [[[0, 9], [42, 45]]]}
 
-``id`` (or ``doc_key``) is the row id the task gives the document (``winoscope`` writes them in
-``predictions.csv``); ``clusters`` lists entities, each a list of ``[start, end]`` character
-offsets into the clean sentence, end exclusive (Python slicing: ``text[start:end]``). An
-optional ``text`` (or ``sentence``) is checked against the sentence the task gave.
+``id`` (or ``doc_key``) is the row id the task gives the document (``winoscope coref-export``
+lists them); ``clusters`` (or ``predicted_clusters``) lists entities, each a list of
+``[start, end]`` character offsets into the clean sentence, end exclusive (Python slicing:
+``text[start:end]``). An optional ``text`` (or ``sentence``) is checked against the sentence the
+task gave. With ``sentences`` (lists of word tokens, as common coreference models write them)
+the spans are instead ``[first token, last token]``, inclusive, over the tokens of all
+sentences in order, and the tokens are aligned with the sentence::
+
+    {"doc_key": "validation/type1/1/mm", "sentences": [["Розробник", "посперечався", ...]],
+     "clusters": [[[0, 0], [6, 6]]]}
 
 **CoNLL-2012**: one document per row, named ``#begin document (ROW_ID); part 000``; tokens are
 aligned with the sentence in order (whitespace between tokens is free), and each mention becomes
@@ -41,6 +47,7 @@ class ResolverDocument:
     clusters: list[list[Span]] | None = None
     conll: ConllDocument | None = None
     text: str | None = None
+    tokens: list[str] | None = None
 
     def char_clusters(self, text: str) -> list[list[Span]]:
         """Clusters as character spans of ``text``, checked against it."""
@@ -54,6 +61,8 @@ class ResolverDocument:
             )
         if self.conll is not None:
             return conll_char_clusters(self.conll, text)
+        if self.tokens is not None:
+            return self._token_char_clusters(text)
         out = []
         for cluster in self.clusters or []:
             for s, e in cluster:
@@ -66,6 +75,33 @@ class ResolverDocument:
                         field="clusters",
                     )
             out.append(list(cluster))
+        return out
+
+    def _token_char_clusters(self, text: str) -> list[list[Span]]:
+        tokens = self.tokens or []
+        try:
+            offsets = token_offsets(tokens, text)
+        except ValueError as exc:
+            raise DatasetError(
+                f"document {self.doc_id!r}: {exc} ({text!r})",
+                file=self.file,
+                line=self.line,
+                field="sentences",
+            ) from None
+        out = []
+        for cluster in self.clusters or []:
+            spans = []
+            for s, e in cluster:
+                if not (0 <= s <= e < len(tokens)):
+                    raise DatasetError(
+                        f"document {self.doc_id!r}: token span [{s}, {e}] is outside the "
+                        f"{len(tokens)} tokens",
+                        file=self.file,
+                        line=self.line,
+                        field="clusters",
+                    )
+                spans.append((offsets[s][0], offsets[e][1]))
+            out.append(spans)
         return out
 
 
@@ -148,19 +184,34 @@ def read_jsonlines(path: Path, out: ResolverOutput | None = None) -> ResolverOut
             doc_id = obj.get("id", obj.get("doc_key"))
             if not isinstance(doc_id, str | int) or doc_id == "":
                 raise _bad(file, line_no, "id", "missing document id ('id' or 'doc_key')")
-            clusters = obj.get("clusters", [])
+            clusters = obj.get("clusters", obj.get("predicted_clusters", []))
             if clusters is None:
                 clusters = []
-            parsed = _parse_clusters(clusters, file, line_no)
+            sentences = obj.get("sentences")
+            tokens = None
+            if sentences is not None:
+                if not isinstance(sentences, list) or not all(
+                    isinstance(sent, list) and all(isinstance(t, str) for t in sent)
+                    for sent in sentences
+                ):
+                    raise _bad(file, line_no, "sentences", "expected a list of lists of tokens")
+                tokens = [t for sent in sentences for t in sent]
+            parsed = _parse_clusters(clusters, file, line_no, inclusive=tokens is not None)
             text = obj.get("text", obj.get("sentence"))
             if text is not None and not isinstance(text, str):
                 raise _bad(file, line_no, "text", "must be a string")
-            out.add(ResolverDocument(str(doc_id), file, line_no, clusters=parsed, text=text))
+            out.add(
+                ResolverDocument(
+                    str(doc_id), file, line_no, clusters=parsed, text=text, tokens=tokens
+                )
+            )
     out.files.append(file)
     return out
 
 
-def _parse_clusters(value: object, file: str, line: int) -> list[list[Span]]:
+def _parse_clusters(
+    value: object, file: str, line: int, *, inclusive: bool = False
+) -> list[list[Span]]:
     msg = "expected a list of clusters, each a list of [start, end] integer pairs"
     if not isinstance(value, list):
         raise _bad(file, line, "clusters", msg)
@@ -176,8 +227,9 @@ def _parse_clusters(value: object, file: str, line: int) -> list[list[Span]]:
                 or not all(isinstance(x, int) and not isinstance(x, bool) for x in m)
             ):
                 raise _bad(file, line, "clusters", f"{msg}; got {m!r}")
-            if m[0] < 0 or m[1] <= m[0]:
-                raise _bad(file, line, "clusters", f"span {list(m)} needs 0 <= start < end")
+            if m[0] < 0 or m[1] < m[0] or (m[1] == m[0] and not inclusive):
+                need = "0 <= first <= last" if inclusive else "0 <= start < end"
+                raise _bad(file, line, "clusters", f"span {list(m)} needs {need}")
             spans.append((int(m[0]), int(m[1])))
         if spans:
             out.append(spans)
