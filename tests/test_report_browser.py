@@ -64,6 +64,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
     inject_markup(hostile)
     write_run(hostile, root / "baseline_stereotype")
     run("winobias-uk", "baseline:random", out=root / "baseline_random", n_boot=200, seed=1)
+    run("winopron-uk", "baseline:stereotype", out=root / "winopron", n_boot=200, seed=1)
     compare_runs([root / "baseline_stereotype", root / "baseline_random"], root / "cmp")
     return root
 
@@ -180,3 +181,28 @@ def test_compare_report_renders_in_chromium(
         assert img["complete"] and img["w"] > 0 and img["h"] > 0, img
     assert any(t["rows"] >= 2 and t["visible"] for t in seen["tables"])
     assert "baseline:stereotype" in seen["text"] and "baseline:random" in seen["text"]
+
+
+def test_winopron_report_renders_in_chromium(
+    sync_playwright: Any, server: str, tmp_path: Path
+) -> None:
+    """Male/female/plural scores; many strata, so macro and by-stratum tables."""
+    seen = open_in_chromium(
+        sync_playwright,
+        f"{server}/winopron/report.html",
+        tmp_path / "profile",
+        ARTIFACTS / "report-winopron.png",
+    )
+    assert seen["status"] == 200
+    assert seen["console_errors"] == [] and seen["foreign_requests"] == []
+    assert [i["alt"] for i in seen["images"]] == [
+        "Scores by pronoun gender",
+        "Signed gap with 95% interval",
+        "Per-occupation behaviour",
+    ]
+    for img in seen["images"]:
+        assert img["complete"] and img["w"] > 0 and img["h"] > 0, img
+    tables = {t["id"]: t for t in seen["tables"]}
+    assert tables["metrics"]["visible"] and tables["metrics-2"]["visible"]
+    assert tables["metrics"]["rows"] == 9  # one row per macro metric
+    assert "female − male accuracy" in seen["text"]

@@ -448,3 +448,39 @@ def test_difference_against_a_numeric_statistic_reports_pearson_r() -> None:
         t.startswith(f"Pearson r = {r:.2f}") and t.endswith("n = 4 occupations") for t in texts
     )
     assert fig.axes[0].get_xlabel() == "% women"
+
+
+def test_request_errors_are_shown_and_escaped() -> None:
+    from winoscope.report.html import render_run_html
+
+    rr = run("winobias-uk", "baseline:first", n_boot=20)
+    rr.manifest["request_errors"] = 7
+    rr.errors = [
+        {"request_id": "r1", "error": "HTTP 500 <b>boom</b>"},
+        {"more": 6},
+    ]
+    page = render_run_html(rr, [])
+    assert "7 of 152 requests failed" in page
+    assert "HTTP 500 &lt;b&gt;boom&lt;/b&gt;" in page and "<b>boom" not in page
+    assert "… and 6 more" in page
+    assert '<strong class="flag">7</strong> request errors' in page
+
+
+def test_winopron_layout_groups_gendered_forms_under_the_occupation() -> None:
+    pred = pd.DataFrame(
+        {
+            "context": ["double"] * 3,
+            "occupation_group_uk": ["лікар"] * 3,
+            "occupation_uk": ["лікар", "лікарка", "лікарі"],
+            "pronoun_set": ["male", "female", "plural"],
+            "prediction_role": ["occupation", "participant", "occupation"],
+        }
+    )
+    got = occupation_behaviour(pred)
+    assert got["occupation"].tolist() == ["лікар"] * 3
+    assert dict(zip(got["pronoun_gender"], got["k"], strict=True)) == {
+        "female": 0,
+        "male": 1,
+        "plural": 1,
+    }
+    assert set(got["statistic"]) == {"male"}  # from the shipped Ukrainian lexicon

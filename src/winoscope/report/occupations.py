@@ -80,8 +80,12 @@ def _occupation_columns(pred: pd.DataFrame) -> tuple[str, str] | None:
     return None
 
 
+# the canonical occupation first: WinoPron's ``occupation_uk`` is the gendered surface form
 OCCUPATION_COLUMNS = (
     "occupation",
+    "occupation_group_en",
+    "occupation_group_uk",
+    "occupation_group",
     "occupation_en",
     "occupation_uk",
     "occupation_sv",

@@ -458,13 +458,16 @@ def occupation_figure(behaviour: pd.DataFrame) -> Figure:
                     else "#f3f3f3"
                 )
                 ax.axhspan(start - 0.5, j - 0.5, color=shade, zorder=-2)
+                tall = j - start >= 4
                 ax.text(
                     1.02,
                     (start + j - 1) / 2,
-                    f"{groups[start]}-stereotyped"
-                    if groups[start] in ("male", "female")
-                    else str(groups[start]),
-                    rotation=90,
+                    plain(
+                        f"{groups[start]}-stereotyped"
+                        if tall and groups[start] in ("male", "female")
+                        else str(groups[start])
+                    ),
+                    rotation=90 if tall else 0,
                     va="center",
                     ha="left",
                     fontsize=8,
