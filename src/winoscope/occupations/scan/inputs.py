@@ -140,10 +140,24 @@ def _decompress_errors() -> tuple[type[Exception], ...]:
     return (OSError, EOFError, ValueError, zstandard.ZstdError)
 
 
+def _open_blocks(path: str) -> BinaryIO:
+    """Like :func:`open_stream`, but zstd without a Python buffer on top: large reads come
+    straight from the decompressor, one copy fewer (as fast as ``zstd -dc``)."""
+    if compression(path) != "zst":
+        return open_stream(path)
+    import zstandard
+
+    try:
+        fh = open(path, "rb")  # noqa: SIM115  (closed by the reader: closefd=True)
+    except OSError as exc:
+        raise DatasetError(f"cannot open: {exc}", file=path) from None
+    return zstandard.ZstdDecompressor().stream_reader(fh, read_size=4 << 20, closefd=True)  # type: ignore[return-value]
+
+
 def read_stream(path: str, block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
     """Blocks of whole lines of a (possibly compressed) text file."""
     errors = _decompress_errors()
-    with open_stream(path) as fh:
+    with _open_blocks(path) as fh:
         rest = b""
         while True:
             try:
