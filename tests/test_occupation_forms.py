@@ -205,3 +205,20 @@ def test_names_table_errors(tmp_path):
         read_names_table(tmp_path)
     with pytest.raises(DatasetError, match="no lexicon"):
         load_lexicon("de")
+
+
+def test_ukrainian_names_table_replaces_the_shipped_list(tmp_path):
+    table = tmp_path / "names.csv"
+    table.write_text(
+        "name,gender,persons\nОлена,female,5000\nТарас,male,4000\nОлександра,female,3000\n"
+        "Олександр,male,9000\nВіра,female,2000\nІван,male,10\n",
+        encoding="utf-8",
+    )
+    lx = load_lexicon("uk", names=table, min_bearers=1000)
+    large = lx.forms[(lx.forms["kind"] == "collocate") & (lx.forms["set"] == "large")]
+    assert set(large["key"]) == {"Олена", "Тарас", "Олександра", "Олександр", "Віра"}
+    assert {"Олену", "Оленою", "Тарасові"} <= set(large["form"])
+    # the genitive of Олександр is the nominative of Олександра: dropped, and reported
+    assert "Олександра" not in set(large["form"])
+    assert "Олександра" in set(lx.dropped["form"])
+    assert large.set_index("form").loc["Віра", "homograph"]  # also the word 'faith'
