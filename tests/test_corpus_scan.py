@@ -348,7 +348,6 @@ def test_dask_on_a_running_scheduler(mixed_corpus, sv_names_spec):
     assert single.equals(remote)
 
 
-@pytest.mark.slow
 def test_identical_counts_with_dask_local(mixed_corpus, sv_names_spec):
     pytest.importorskip("distributed")
     single = scan_corpus(sv_names_spec, mixed_corpus, workers=1)

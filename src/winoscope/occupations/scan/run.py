@@ -9,7 +9,7 @@ result never depends on how the corpus was split or in which order pieces finish
   a compressed file is decompressed here and its blocks handed out (at most 2N in flight, so
   memory stays bounded);
 * ``dask="local"`` or a scheduler address: one Dask task per unit (a ``LocalCluster`` with
-  ``workers`` single-threaded processes for ``local``).
+  ``workers`` single-threaded processes, forked where the platform can, for ``local``).
 """
 
 from __future__ import annotations
@@ -98,13 +98,18 @@ def _scan_pool(
 def _scan_dask(
     spec: ScanSpec, units: list[Unit], address: str, workers: int, mode: str, block_size: int
 ) -> ScanCounts:
+    import dask
     from distributed import Client, LocalCluster
 
     cluster = None
     if address == "local":
-        cluster = LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
-        )
+        # Forked workers start with this process' modules already imported; spawned ones
+        # would import the whole package again (seconds per worker).
+        method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+        with dask.config.set({"distributed.worker.multiprocessing-method": method}):
+            cluster = LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+            )
         client = Client(cluster)
     else:
         client = Client(address)
