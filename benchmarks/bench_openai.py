@@ -16,8 +16,8 @@ What it measures, all in one run against the same server process:
 3. lm-eval's ``local-chat-completions`` model with ``num_concurrent`` on the same server and
    prompts (its own ``generate_until``), when a Python with lm-eval installed is given: the
    ratio of our throughput to lm-eval's at each concurrency.
-4. A finished 10,000-request run repeated into the same store: the requests it sends (should
-   be zero) and its time as a share of the first run's.
+4. A finished 10,000-request run (at the default concurrency, 32) repeated into the same
+   store: the requests it sends (should be zero) and its time as a share of the first run's.
 
 The server runs in its own process (aiohttp, uvloop when installed) so it does not share the
 client's event loop. Timings on a shared or busy machine are noisy: run it more than once and
@@ -78,6 +78,20 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+SERVER_PID: list[int] = []
+
+
+def server_cpu_seconds() -> float | None:
+    """CPU time used so far by the server process (Linux /proc), else None."""
+    if not SERVER_PID:
+        return None
+    try:
+        fields = Path(f"/proc/{SERVER_PID[0]}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextlib.contextmanager
 def server(latency: float) -> Iterator[str]:
     port = free_port()
@@ -93,8 +107,9 @@ def server(latency: float) -> Iterator[str]:
         ],
         stdout=subprocess.DEVNULL,
     )
+    SERVER_PID[:] = [proc.pid]
     try:
-        deadline = time.time() + 30
+        deadline = time.time() + 60
         while True:
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
                 break
@@ -183,17 +198,27 @@ def main() -> None:
     ap.add_argument("--levels", default="1,8,64,256")
     ap.add_argument("--lm-eval", default=None, help="a Python with lm-eval installed")
     ap.add_argument("--rerun-n", type=int, default=10_000)
+    ap.add_argument(
+        "--rerun-concurrency", type=int, default=32, help="the first 10k run's concurrency"
+    )
     args = ap.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
     lat = args.latency
-    print(f"server latency {lat * 1000:.0f} ms; workload {args.n} prompts; cores {os.cpu_count()}")
+    print(
+        f"server latency {lat * 1000:.0f} ms; workload {args.n} prompts; cores {os.cpu_count()}; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
     with server(lat) as url:
         time_backend(url, workload(300, "warm"), 64)  # warm up both processes
         rows = []
         for c in levels:
             n = args.n if c >= 64 else min(args.n, args.small if c == 1 else 4 * args.small)
             reqs = workload(n)
+            cpu0, srv0 = time.process_time(), server_cpu_seconds()
             dt = time_backend(url, reqs, c)
+            client_us = 1e6 * (time.process_time() - cpu0) / n
+            srv1 = server_cpu_seconds()
+            server_us = None if srv0 is None or srv1 is None else 1e6 * (srv1 - srv0) / n
             ideal = c / lat
             rate = n / dt
             row = {"concurrency": c, "n": n, "seconds": dt, "rate": rate, "fraction": rate / ideal}
@@ -207,9 +232,12 @@ def main() -> None:
                 if "ratio" in row
                 else ""
             )
+            cpu = f"  CPU/request: client {client_us:.0f} us" + (
+                "" if server_us is None else f", server {server_us:.0f} us"
+            )
             print(
                 f"concurrency {c:4d}: {n:5d} requests in {dt:7.2f} s = {rate:8.1f}/s, "
-                f"ideal {ideal:7.0f}/s, fraction {rate / ideal:.3f}{extra}",
+                f"ideal {ideal:7.0f}/s, fraction {rate / ideal:.3f}{extra}{cpu}",
                 flush=True,
             )
 
@@ -226,8 +254,9 @@ def main() -> None:
 
             big = workload(args.rerun_n, "rerun")
             db = Path(tmp) / "rerun.sqlite"
-            first = time_with_store(url, big, c, db)
-            b = create_backend("openai:bench", base_url=url, concurrency=c)
+            rc = args.rerun_concurrency
+            first = time_with_store(url, big, rc, db)
+            b = create_backend("openai:bench", base_url=url, concurrency=rc)
             counts: dict[str, int] = {}
             with ResponseStore(db) as st:
                 t0 = time.perf_counter()
@@ -241,7 +270,8 @@ def main() -> None:
                 )
                 second = time.perf_counter() - t0
             print(
-                f"rerun of a finished {args.rerun_n}-request run: {counts['asked']} requests "
+                f"rerun of a finished {args.rerun_n}-request run (concurrency {rc}): "
+                f"{counts['asked']} requests "
                 f"sent, {b.stats.get('http_calls', 0)} HTTP calls; {second:.3f} s vs {first:.2f} s "
                 f"first = {100 * second / first:.1f}% of the first run's time",
                 flush=True,

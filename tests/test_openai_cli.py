@@ -79,8 +79,8 @@ def test_rerun_in_the_same_directory_reuses_answers_and_no_resume_does_not(tmp_p
         n_again = len(srv.calls) - n
         fresh = winoscope_run(srv.url, out, "--quiet", "--no-resume")
         n_fresh = len(srv.calls) - n - n_again
-    assert first.returncode == again.returncode == fresh.returncode == 0
-    assert n_again == 0
+    assert first.returncode == again.returncode == fresh.returncode == 0, fresh.stderr
+    assert n_again == 0, (first.stderr, again.stderr)
     assert f"{n} answers reused from the run directory's store, 0 asked" in again.stderr
     assert n_fresh == n
 

@@ -18,14 +18,14 @@ from winoscope.testing.openai_server import StubBehaviour, serve_in_thread
 
 
 def stored_rows(db: Path) -> dict[str, tuple[str, float]]:
-    """content_hash -> (payload, created) of every committed row, read by another connection."""
+    """content_hash -> (text, created) of every committed row, read by another connection."""
     if not db.exists():
         return {}
     con = sqlite3.connect(db, timeout=5)
     try:
         return {
             h: (p, c)
-            for h, p, c in con.execute("SELECT content_hash, payload, created FROM responses")
+            for h, p, c in con.execute("SELECT content_hash, text, created FROM responses")
         }
     except sqlite3.OperationalError:  # the table is not created yet
         return {}

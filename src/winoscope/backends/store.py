@@ -38,10 +38,10 @@ from ..records import Request, Response
 from .base import Backend
 
 STORE_FILE = "responses.sqlite"
-SCHEMA_VERSION = 2
-# Fields of Response kept in the row's JSON payload (request_id, cached and latency are per
-# call, not per answer).
-PAYLOAD_FIELDS = ("text", "choice", "option_logprobs", "clusters")
+SCHEMA_VERSION = 3
+# Fields of Response kept in the row's JSON payload beside the ``text`` and ``choice`` columns
+# (request_id, cached and latency are per call, not per answer).
+PAYLOAD_FIELDS = ("option_logprobs", "clusters")
 
 
 def _canonical(obj: Any) -> str:
@@ -88,7 +88,8 @@ def _tuples(obj: Any) -> Any:
     return obj
 
 
-def encode_payload(resp: Response) -> str:
+def encode_payload(resp: Response) -> str | None:
+    """JSON of the answer fields other than text and choice; None when there are none."""
     payload: dict[str, Any] = {}
     for name in PAYLOAD_FIELDS:
         value = getattr(resp, name, None)
@@ -97,7 +98,7 @@ def encode_payload(resp: Response) -> str:
         if name == "option_logprobs":
             value = [_encode_float(float(x)) for x in value]
         payload[name] = value
-    return _canonical(payload)
+    return _canonical(payload) if payload else None
 
 
 def decode_payload(text: str) -> dict[str, Any]:
@@ -133,7 +134,9 @@ class ResponseStore:
                 " content_hash TEXT NOT NULL,"
                 " backend TEXT NOT NULL,"
                 " model TEXT NOT NULL,"
-                " payload TEXT NOT NULL,"
+                " text TEXT,"
+                " choice TEXT,"
+                " payload TEXT,"
                 " latency_s REAL,"
                 " created REAL NOT NULL,"
                 " PRIMARY KEY (scope, content_hash)) WITHOUT ROWID"
@@ -195,12 +198,14 @@ class ResponseStore:
             content_hash,
             resp.backend,
             resp.model,
+            resp.text,
+            resp.choice,
             encode_payload(resp),
             resp.latency_s,
             time.time(),
         )
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO responses VALUES (?,?,?,?,?,?,?)", row)
+            self._db.execute("INSERT OR REPLACE INTO responses VALUES (?,?,?,?,?,?,?,?,?)", row)
             self._db.commit()
 
     def get_scope(self, scope: str) -> dict[str, Response]:
@@ -214,7 +219,8 @@ class ResponseStore:
         """Like :meth:`get_scope`, as ``Response`` keyword arguments without ``request_id``."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT content_hash, backend, model, payload, latency_s FROM responses"
+                "SELECT content_hash, backend, model, text, choice, payload, latency_s"
+                " FROM responses"
                 " WHERE scope = ?",
                 (scope,),
             ).fetchall()
@@ -224,9 +230,11 @@ class ResponseStore:
                 "model": model,
                 "cached": True,
                 "latency_s": latency,
-                **decode_payload(payload),
+                "text": text,
+                "choice": choice,
+                **(decode_payload(payload) if payload else {}),
             }
-            for h, backend, model, payload, latency in rows
+            for h, backend, model, text, choice, payload, latency in rows
         }
 
 
