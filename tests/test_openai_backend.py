@@ -233,7 +233,7 @@ def test_a_retry_moves_to_the_next_server() -> None:
 
 def test_concurrency_limit_is_respected_and_used() -> None:
     reqs = make_requests(24)
-    with serve_in_thread(StubBehaviour(latency=0.05)) as srv:
+    with serve_in_thread(StubBehaviour(latency=0.25)) as srv:
         ask(srv.url, reqs, concurrency=6)
         peak = srv.behaviour.max_in_flight
     assert peak == 6

@@ -74,15 +74,18 @@ def test_rerun_in_the_same_directory_reuses_answers_and_no_resume_does_not(tmp_p
     out = tmp_path / "run"
     with serve_in_thread() as srv:
         first = winoscope_run(srv.url, out, "--quiet")
-        n = len(srv.calls)
+        n1 = len(srv.calls)
         again = winoscope_run(srv.url, out, "--quiet")
-        n_again = len(srv.calls) - n
+        n2 = len(srv.calls)
         fresh = winoscope_run(srv.url, out, "--quiet", "--no-resume")
-        n_fresh = len(srv.calls) - n - n_again
+        first_prompts = {c.prompt for c in srv.calls[:n1]}
+        fresh_prompts = {c.prompt for c in srv.calls[n2:]}
     assert first.returncode == again.returncode == fresh.returncode == 0, fresh.stderr
-    assert n_again == 0, (first.stderr, again.stderr)
+    n = json.loads((out / "manifest.json").read_text())["requests"]
+    assert len(first_prompts) == n
+    assert n2 == n1, (first.stderr, again.stderr)  # the rerun sent nothing
     assert f"{n} answers reused from the run directory's store, 0 asked" in again.stderr
-    assert n_fresh == n
+    assert fresh_prompts == first_prompts  # --no-resume asked every request again
 
 
 def test_wrong_key_is_one_clear_error_and_exit_2(tmp_path: Path) -> None:
