@@ -19,6 +19,7 @@ from winoscope.occupations.lexicons import (
     generate_forms,
     load_lexicon,
     read_names_table,
+    resolve_shared_names,
     select_names,
     stored_forms,
 )
@@ -186,9 +187,15 @@ def test_swedish_names_table(shared_data):
     assert large["key"].nunique() > 1000
     assert large.set_index("form").loc["Inga", "homograph"]
     assert not large.set_index("form").loc["Anna", "homograph"]
-    # Andreas is a man's name and the genitive of Andrea, a woman's: dropped
-    assert "Andreas" not in set(large["form"])
-    assert "Andreas" in set(lx.dropped["form"])
+    # Andreas is a man's name (43,896 bearers) and the genitive of Andrea, a woman's (4,679):
+    # 90% of the bearers are men's, so it counts as male, and the decision is reported
+    andreas = large[large["form"] == "Andreas"]
+    assert andreas["gender"].tolist() == ["male"]
+    reason = lx.dropped.set_index("form").loc["Andreas", "reason"]
+    assert "kept as male" in reason and "4679" in reason and "43896" in reason
+    # Anas (a man's name) and Ana's genitive: split bearers, so it counts for neither
+    assert "Anas" not in set(large["form"])
+    assert lx.dropped.set_index("form").loc["Anas", "reason"] == "shared by both genders"
 
 
 def test_names_table_errors(tmp_path):
@@ -205,6 +212,33 @@ def test_names_table_errors(tmp_path):
         read_names_table(tmp_path)
     with pytest.raises(DatasetError, match="no lexicon"):
         load_lexicon("de")
+
+
+def test_resolve_shared_names_by_bearers():
+    forms = pd.DataFrame(
+        [
+            ("collocate", "Aa", "Aa", "female", "large", "Aas", "name.gen", True, False),
+            ("collocate", "Aas", "Aas", "male", "large", "Aas", "name", True, False),
+            ("collocate", "Bo", "Bo", "male", "large", "Bos", "name.gen", True, False),
+            ("collocate", "Bos", "Bos", "female", "large", "Bos", "name", True, False),
+            ("collocate", "hon", "hon", "female", "small", "hon", "pronoun", False, False),
+            ("collocate", "Hon", "Hon", "male", "large", "Hon", "name", True, False),
+        ],
+        columns=["kind", "key", "lemma", "gender", "set", "form", "tag", "proper", "homograph"],
+    )
+    bearers = {
+        ("Aa", "female"): 100,
+        ("Aas", "male"): 900,
+        ("Bo", "male"): 899,
+        ("Bos", "female"): 101,
+        ("Hon", "male"): 10**6,
+    }
+    kept, report = resolve_shared_names(forms, bearers, min_share=0.9)
+    # Aas: 900 / 1000 = 0.9 of the bearers are men's -> male; Bos: 899 / 1000 < 0.9 -> neither;
+    # Hon: a pronoun is involved -> neither, whatever the bearers
+    assert kept[["form", "gender"]].values.tolist() == [["Aas", "male"]]
+    assert [r.form for r in report] == ["Aas", "Bos", "hon"]
+    assert "kept as male (100 women's and 900 men's" in report[0].reason
 
 
 def test_ukrainian_names_table_replaces_the_shipped_list(tmp_path):

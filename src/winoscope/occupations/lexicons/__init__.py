@@ -267,6 +267,51 @@ class Lexicon:
         return pd.DataFrame(rows, columns=["set", "gender", "words", "forms"])
 
 
+def resolve_shared_names(
+    forms: pd.DataFrame, bearers: dict[tuple[str, str], int], *, min_share: float = 0.9
+) -> tuple[pd.DataFrame, list[DroppedForm]]:
+    """Settle collocate forms that both genders claim (compared case-insensitively).
+
+    When every claim comes from first names, the bearers decide: ``Andreas`` is a man's name
+    (tens of thousands of bearers) and the genitive of the woman's name ``Andrea`` (4,679); a
+    gender holding at least ``min_share`` of the claimants' bearers keeps the form. Otherwise
+    (a common word is involved, or the bearers are split) the form votes for neither. Both
+    outcomes are reported.
+    """
+    col = forms["kind"] == "collocate"
+    low = forms["form"].str.lower()
+    genders = forms[col].groupby(low[col])["gender"].nunique()
+    shared = sorted(genders[genders > 1].index)
+    remove = pd.Series(False, index=forms.index)
+    report: list[DroppedForm] = []
+    for form in shared:
+        rows = forms[col & (low == form)]
+        lemmas = "; ".join(
+            sorted({f"{lem} ({g})" for lem, g in zip(rows["lemma"], rows["gender"], strict=True)})
+        )
+        spelled = rows["form"].iloc[0]
+        weight = {
+            g: sum(bearers.get((lem, g), 0) for lem in set(rows.loc[rows["gender"] == g, "lemma"]))
+            for g in ("female", "male")
+        }
+        total = sum(weight.values())
+        top = max(weight, key=lambda g: weight[g])
+        if bool(rows["proper"].all()) and total and weight[top] / total >= min_share:
+            remove |= col & (low == form) & (forms["gender"] != top)
+            report.append(
+                DroppedForm(
+                    spelled,
+                    f"shared by both genders; kept as {top} ({weight['female']} women's and "
+                    f"{weight['male']} men's name bearers)",
+                    lemmas,
+                )
+            )
+        else:
+            remove |= col & (low == form)
+            report.append(DroppedForm(spelled, "shared by both genders", lemmas))
+    return forms[~remove], report
+
+
 def stored_forms(lang: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     folder = _folder(lang)
     forms = pd.DataFrame(read_tsv(folder / "forms.tsv"))
@@ -313,17 +358,12 @@ def load_lexicon(
                     ("collocate", name, name, gender, "large", form, tag, True, name in homographs)
                 )
         extra = pd.DataFrame(name_rows, columns=FORM_COLUMNS)
-        # a name form that another gender also claims (a name or a common word) votes for neither
-        col = pd.concat([forms[forms["kind"] == "collocate"], extra])
-        gendered: dict[str, dict[str, set[str]]] = {"female": {}, "male": {}}
-        for form, gender, lemma in zip(col["form"], col["gender"], col["lemma"], strict=True):
-            gendered[gender].setdefault(form, set()).add(lemma)
-        _, shared = split_shared(gendered)
-        shared_lower = {d.form.lower() for d in shared}
         forms = pd.concat([forms, extra], ignore_index=True)
-        forms = forms[
-            ~((forms["kind"] == "collocate") & forms["form"].str.lower().isin(shared_lower))
-        ]
+        bearers = {
+            (n, g): int(p)
+            for n, g, p in zip(chosen["name"], chosen["gender"], chosen["persons"], strict=True)
+        }
+        forms, shared = resolve_shared_names(forms, bearers, min_share=min_share)
         more = pd.DataFrame(
             [d.__dict__ for d in [*name_dropped, *shared]], columns=["form", "reason", "lemmas"]
         )
