@@ -274,7 +274,7 @@ class OpenAIBackend:
             limit=self.concurrency,
             limit_per_host=0,
             ttl_dns_cache=300,
-            **({"ssl": False} if plain else {}),
+            ssl=not plain,
         )
         timeout = aiohttp.ClientTimeout(total=self.timeout)
         rng = random.Random()

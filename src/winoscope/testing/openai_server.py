@@ -200,7 +200,7 @@ def serve_in_thread(behaviour: StubBehaviour | None = None) -> Iterator[RunningS
         await site.start()
         server = site._server
         assert server is not None
-        state["port"] = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        state["port"] = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
         state["runner"] = runner
 
     def main() -> None:
