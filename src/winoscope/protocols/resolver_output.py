@@ -26,7 +26,7 @@ Documents the output lacks, or that have no clusters, are scored as misses. Malf
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -273,10 +273,3 @@ def read_resolver_output(path: str | Path) -> ResolverOutput:
         except UnicodeDecodeError as exc:
             raise DatasetError(f"not UTF-8 text ({exc.reason})", file=str(f)) from None
     return out
-
-
-def lookup(
-    output: ResolverOutput, ids: Mapping[str, str] | Iterable[str]
-) -> dict[str, ResolverDocument]:
-    """The documents of ``output`` whose id is among ``ids``."""
-    return {i: d for i in ids if (d := output.get(i)) is not None}
