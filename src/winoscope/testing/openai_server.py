@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import hashlib
 import json
 import threading
@@ -78,17 +79,17 @@ def _prompt_of(body: dict[str, Any]) -> str:
     return str(body.get("prompt", ""))
 
 
-def answer_body(path: str, body: dict[str, Any], prompt: str) -> dict[str, Any]:
-    letter = pick_letter(prompt)
+def answer_body(path: str, model: str, letter: str, logprobs: bool) -> dict[str, Any]:
+    """The JSON answer naming ``letter`` (log-probabilities -0.25 for it, -1.5 for the other)."""
     other = "B" if letter == "A" else "A"
-    base = {"id": "cmpl-stub", "created": 0, "model": body.get("model", "")}
+    base = {"id": "cmpl-stub", "created": 0, "model": model}
     if path.endswith("/chat/completions"):
         choice: dict[str, Any] = {
             "index": 0,
             "message": {"role": "assistant", "content": letter},
             "finish_reason": "stop",
         }
-        if body.get("logprobs"):
+        if logprobs:
             choice["logprobs"] = {
                 "content": [
                     {
@@ -104,13 +105,19 @@ def answer_body(path: str, body: dict[str, Any], prompt: str) -> dict[str, Any]:
             }
         return {**base, "object": "chat.completion", "choices": [choice]}
     choice = {"index": 0, "text": " " + letter, "finish_reason": "length"}
-    if body.get("logprobs"):
+    if logprobs:
         choice["logprobs"] = {
             "tokens": [" " + letter],
             "token_logprobs": [-0.25],
             "top_logprobs": [{" " + letter: -0.25, " " + other: -1.5, "\n": -3.0}],
         }
     return {**base, "object": "text_completion", "choices": [choice]}
+
+
+@functools.lru_cache(maxsize=256)
+def _encoded_answer(path: str, model: str, letter: str, logprobs: bool) -> bytes:
+    """The answer body, encoded once per distinct answer (keeps the server off the hot path)."""
+    return json.dumps(answer_body(path, model, letter, logprobs)).encode("utf-8")
 
 
 def make_app(behaviour: StubBehaviour) -> web.Application:
@@ -167,7 +174,13 @@ def make_app(behaviour: StubBehaviour) -> web.Application:
             return web.Response(body=b"", content_type="application/json")
         if fault == "nochoices":
             return web.json_response({"object": "chat.completion"})
-        return web.json_response(answer_body(request.path, body, prompt))
+        encoded = _encoded_answer(
+            request.path,
+            str(body.get("model", "")),
+            pick_letter(prompt),
+            bool(body.get("logprobs")),
+        )
+        return web.Response(body=encoded, content_type="application/json")
 
     app = web.Application(client_max_size=8 * 1024 * 1024)
     for path in ("/v1/chat/completions", "/v1/completions"):
