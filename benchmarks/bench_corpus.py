@@ -80,49 +80,8 @@ def load() -> str:
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--size-mb", type=int, default=1000)
-    ap.add_argument("--dir", type=Path, default=Path("/tmp/winoscope-bench"))
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--no-dask", action="store_true")
-    ap.add_argument("--repeat", type=int, default=1, help="Best of N for each measurement.")
-    args = ap.parse_args()
-    for tool in ("grep", "zstd"):
-        if shutil.which(tool) is None:
-            sys.exit(f"{tool} not found (apt-get install -y {tool})")
-
-    args.dir.mkdir(parents=True, exist_ok=True)
-    names = NAMES if NAMES.is_dir() else None
-    lexicon = load_lexicon("sv", names=names)
-    spec = build_spec(lexicon)
-    corpus = args.dir / f"corpus-{args.size_mb}mb.txt"
-    size = args.size_mb * 1_000_000
-    if not corpus.exists() or abs(corpus.stat().st_size - size) > 1_000_000:
-        t = time.perf_counter()
-        write_corpus(corpus, size, lexicon)
-        gen = time.perf_counter() - t
-        print(f"generated {corpus} in {gen:.1f} s ({corpus.stat().st_size / 1e6 / gen:.0f} MB/s)")
-    zst = corpus.with_suffix(".txt.zst")
-    if not zst.exists() or zst.stat().st_mtime < corpus.stat().st_mtime:
-        subprocess.run(["zstd", "-q", "-f", "-T0", str(corpus), "-o", str(zst)], check=True)
-    patterns = args.dir / "patterns.txt"
-    patterns.write_bytes(b"\n".join(spec.patterns) + b"\n")
-    mb = corpus.stat().st_size / 1e6
-    n_lines = None
-
-    print(f"corpus {mb:,.0f} MB, {len(spec.patterns)} patterns, {args.workers} workers, "
-          f"{os.cpu_count()} cores; load average {load()}")  # fmt: skip
-    timings: dict[str, Timing] = {}
-    results = {}
-
-    def best(name: str, fn) -> None:  # type: ignore[no-untyped-def]
-        runs = [fn() for _ in range(args.repeat)]
-        wall, cpu, res = min(runs, key=lambda r: r[0])
-        timings[name] = Timing(name, wall, cpu, mb)
-        results[name] = res
-        print(f"  {name:<34} {wall:7.2f} s  {mb / wall:7.1f} MB/s", flush=True)
-
+def measure_all(best, args, spec, corpus: Path, zst: Path, patterns: Path) -> None:  # type: ignore[no-untyped-def]
+    """One round of every measurement, in a fixed order."""
     best("grep -c -F -w -f", lambda: run_shell(f"grep -c -F -w -f {patterns} {corpus}"))
     best("zstd -dc > /dev/null", lambda: run_shell(f"zstd -dc {zst} > /dev/null"))
     best("read .zst (no scan)", lambda: timed(lambda: sum(len(b) for b in read_stream(str(zst)))))
@@ -166,6 +125,61 @@ def main() -> None:
                     lambda: scan_corpus(spec, [corpus], workers=args.workers, dask=address)
                 ),
             )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--size-mb", type=int, default=1000)
+    ap.add_argument("--dir", type=Path, default=Path("/tmp/winoscope-bench"))
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--no-dask", action="store_true")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="Rounds of all measurements; the fastest of each is kept.",
+    )
+    args = ap.parse_args()
+    for tool in ("grep", "zstd"):
+        if shutil.which(tool) is None:
+            sys.exit(f"{tool} not found (apt-get install -y {tool})")
+
+    args.dir.mkdir(parents=True, exist_ok=True)
+    names = NAMES if NAMES.is_dir() else None
+    lexicon = load_lexicon("sv", names=names)
+    spec = build_spec(lexicon)
+    corpus = args.dir / f"corpus-{args.size_mb}mb.txt"
+    size = args.size_mb * 1_000_000
+    if not corpus.exists() or abs(corpus.stat().st_size - size) > 1_000_000:
+        t = time.perf_counter()
+        write_corpus(corpus, size, lexicon)
+        gen = time.perf_counter() - t
+        print(f"generated {corpus} in {gen:.1f} s ({corpus.stat().st_size / 1e6 / gen:.0f} MB/s)")
+    zst = corpus.with_suffix(".txt.zst")
+    if not zst.exists() or zst.stat().st_mtime < corpus.stat().st_mtime:
+        subprocess.run(["zstd", "-q", "-f", "-T0", str(corpus), "-o", str(zst)], check=True)
+    patterns = args.dir / "patterns.txt"
+    patterns.write_bytes(b"\n".join(spec.patterns) + b"\n")
+    mb = corpus.stat().st_size / 1e6
+    n_lines = None
+
+    print(f"corpus {mb:,.0f} MB, {len(spec.patterns)} patterns, {args.workers} workers, "
+          f"{os.cpu_count()} cores; load average {load()}")  # fmt: skip
+    timings: dict[str, Timing] = {}
+    results = {}
+
+    def best(name: str, fn) -> None:  # type: ignore[no-untyped-def]
+        """Measure once; keep the fastest of the rounds."""
+        wall, cpu, res = fn()
+        print(f"  {name:<34} {wall:7.2f} s  {mb / wall:7.1f} MB/s", flush=True)
+        if name not in timings or wall < timings[name].wall:
+            timings[name] = Timing(name, wall, cpu, mb)
+        results[name] = res
+
+    for round_no in range(args.repeat):
+        if args.repeat > 1:
+            print(f"round {round_no + 1} of {args.repeat} (load average {load()})")
+        measure_all(best, args, spec, corpus, zst, patterns)
     print(f"load average after: {load()}")
 
     full_keys = [k for k in results if k.startswith("full pass")]
