@@ -170,37 +170,58 @@ def test_a_finished_run_repeated_costs_zero_calls(tmp_path: Path) -> None:
         assert len(st) == n
 
 
+def collect(url: str, db: Path, model: str = "openai:stub", **options: object) -> dict:
+    """The request phase of a run on the bundled sample, through the store at ``db``."""
+    from winoscope.runner import collect_responses
+    from winoscope.tasks import get_task
+
+    t = get_task("winobias-uk")
+    template = options.pop("template", None) or t.default_template
+    reqs = t.build_requests(t.load(None), template)
+    resume = bool(options.pop("resume", True))
+    b = create_backend(model, base_url=url, **options)
+    counts: dict = {}
+    with ResponseStore(db) as st:
+        collect_responses(
+            b,
+            reqs,
+            quiet=True,
+            store=st,
+            template={"name": template.name, "text": template.text},
+            resume=resume,
+            counts=counts,
+        )
+    return counts
+
+
 def test_stored_answers_never_reach_another_model_or_parameter_set(tmp_path: Path) -> None:
-    out = tmp_path / "run"
+    db = tmp_path / STORE_FILE
     with serve_in_thread() as srv:
-        first = run_stub(srv.url, out)
-        n = first.manifest["requests"]
-        other_model = run_stub(srv.url, out, model="openai:other")
-        warmer = run_stub(srv.url, out, temperature=0.3)
-        letters = run_stub(srv.url, out, mode="letters")
+        first = collect(srv.url, db)
+        n = first["asked"]
+        assert collect(srv.url, db)["cached"] == n  # same settings: all reused
+        other_model = collect(srv.url, db, model="openai:other")
+        warmer = collect(srv.url, db, temperature=0.3)
+        letters = collect(srv.url, db, mode="letters")
         models = [c.model for c in srv.calls]
-    assert other_model.manifest["responses"]["cached"] == 0
-    assert warmer.manifest["responses"]["cached"] == 0
-    assert letters.manifest["responses"]["cached"] == 0
+    assert other_model["cached"] == warmer["cached"] == letters["cached"] == 0
+    assert other_model["asked"] == warmer["asked"] == letters["asked"] == n
     assert models.count("stub") == 3 * n and models.count("other") == n
-    with ResponseStore(out / STORE_FILE) as st:
+    with ResponseStore(db) as st:
         assert len(st) == 4 * n
 
 
 def test_another_template_misses_the_store(tmp_path: Path) -> None:
-    out = tmp_path / "run"
+    from winoscope.protocols.forced_choice import PromptTemplate
+
+    db = tmp_path / STORE_FILE
     text = "Речення: {sentence}\nХто «{pronoun}»?\nA. {option_a}\nB. {option_b}\nВідповідь:"
     with serve_in_thread() as srv:
-        run_stub(srv.url, out)
-        rr = winoscope.run(
-            "winobias-uk",
-            "openai:stub",
-            out=out,
-            n_boot=20,
-            template=text,
-            backend_options={"base_url": srv.url},
-        )
-    assert rr.manifest["responses"]["cached"] == 0
+        collect(srv.url, db)
+        other = collect(srv.url, db, template=PromptTemplate(text, name="short"))
+        # the same text under another name is another template too: never mixed
+        renamed = collect(srv.url, db, template=PromptTemplate(text, name="short-v2"))
+    assert other["cached"] == 0 and renamed["cached"] == 0
 
 
 def test_failed_requests_are_asked_again_on_resume(tmp_path: Path) -> None:
@@ -219,12 +240,15 @@ def test_failed_requests_are_asked_again_on_resume(tmp_path: Path) -> None:
 
 
 def test_no_resume_asks_everything_again(tmp_path: Path) -> None:
+    db = tmp_path / STORE_FILE
     with serve_in_thread() as srv:
-        run_stub(srv.url, tmp_path / "run")
+        first = collect(srv.url, db)
         n = len(srv.calls)
-        rr = run_stub(srv.url, tmp_path / "run", resume=False)
+        again = collect(srv.url, db, resume=False)
         assert len(srv.calls) == 2 * n
-    assert rr.manifest["responses"]["asked"] == n
+    assert again == {"cached": 0, "asked": first["asked"], "errors": 0}
+    with ResponseStore(db) as st:
+        assert len(st) == first["asked"]  # rows overwritten, not duplicated
 
 
 def test_answers_match_the_server_and_are_in_the_predictions(tmp_path: Path) -> None:
