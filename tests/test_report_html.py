@@ -283,6 +283,8 @@ def test_dataset_and_model_text_is_escaped(tmp_path: Path) -> None:
     assert "<script" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "<img src=x" not in html and "&lt;img src=x onerror=" in html
+    # model parameters: readable JSON text, escaped
+    assert "&#34;note&#34;: &#34;&lt;script&gt;alert(1)&lt;/script&gt;&#34;" in html
     examples = table_cells(html, "examples")
     first = dict(zip(examples[0], examples[1], strict=True))
     assert first["prediction_role"] == "invalid"  # invalid answers are listed first

@@ -8,6 +8,7 @@ autoescaping, so dataset sentences, model answers and prompt text can never inje
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,8 @@ def environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["gap_meaning"] = gap_meaning
+    # plain JSON text; autoescaping still applies to it (unlike ``tojson``'s \u003c escapes)
+    env.filters["as_json"] = lambda obj: json.dumps(obj, ensure_ascii=False, sort_keys=True)
     env.filters["data_uri"] = lambda png: (
         "data:image/png;base64," + base64.b64encode(png).decode("ascii")
     )
