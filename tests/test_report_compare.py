@@ -217,3 +217,15 @@ def test_forest_plot_has_a_panel_per_task_and_a_row_per_model(runs: Path, tmp_pa
     # the stereotype baseline's gap (1.0) is drawn where it is
     xs = [line.get_xdata()[0] for line in fig.axes[0].lines if len(line.get_xdata()) == 1]
     assert 1.0 in xs
+
+
+def test_show_strata_lists_every_stratum(runs: Path) -> None:
+    res = CliRunner().invoke(
+        app, ["show", str(runs / "stereotype"), "--strata"], env={"COLUMNS": "200"}
+    )
+    assert res.exit_code == 0, res.output
+    metrics = pd.read_csv(runs / "stereotype" / "metrics.csv")
+    for split, typ in metrics[["split", "type"]].drop_duplicates().itertuples(index=False):
+        assert ("macro avg" if split == "macro" else f"{split}/{typ}") in res.output
+    r = metrics[(metrics["metric"] == "pair_consistency") & (metrics["split"] == "test")].iloc[0]
+    assert f"{r.value:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]" in res.output

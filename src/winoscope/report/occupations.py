@@ -168,8 +168,8 @@ def resolutions(pred: pd.DataFrame) -> pd.DataFrame | None:
         if "statistic" in out.columns:
             out.attrs["statistic"] = "stereotype"
         return out
-    occ_col = _first(pred, OCCUPATION_COLUMNS)
-    if occ_col is None:
+    single_col = _first(pred, OCCUPATION_COLUMNS)
+    if single_col is None:
         return None
     rows = pred
     if "context" in rows.columns and rows["context"].astype(str).eq("double").any():
@@ -179,7 +179,7 @@ def resolutions(pred: pd.DataFrame) -> pd.DataFrame | None:
         return None
     out = pd.DataFrame(
         {
-            "occupation": rows[occ_col].astype(str).to_numpy(),
+            "occupation": rows[single_col].astype(str).to_numpy(),
             "pronoun_gender": rows[gender_col].astype(str).to_numpy(),
             "resolved": role.eq("occupation").to_numpy(),
         }

@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .rundir import RunDir
-from .tables import Cell, headline_metrics, macro_cells, wide_table
+from .tables import Cell, headline_metrics, macro_cells, metric_tables
 
 
 def _value_text(name: str, cell: Cell) -> Text:
@@ -15,8 +15,23 @@ def _value_text(name: str, cell: Cell) -> Text:
     return Text(cell.text, style=style)
 
 
-def key_table(rd: RunDir, *, strata: bool = False) -> Table:
-    """Macro metrics (headline ones first) with 95% CI and n; ``strata`` adds every stratum."""
+def strata_tables(rd: RunDir) -> list[Table]:
+    """Every stratum: the report's metrics x strata grid (strata x metrics when there are many)."""
+    out = []
+    for caption, wide in metric_tables(rd.metrics):
+        if caption == "Macro averages":
+            continue
+        grid = Table(wide.corner, *wide.labels, title=caption or None)
+        for label, row in wide.rows:
+            grid.add_row(
+                label, *["–" if c is None or c.missing else f"{c.text} {c.ci}" for c in row]
+            )
+        out.append(grid)
+    return out
+
+
+def key_table(rd: RunDir) -> Table:
+    """Macro metrics (headline ones first) with 95% CI and n."""
     src = rd.manifest.get("dataset", {}).get("source", {}) or {}
     title = f"{rd.task} · {rd.model}"
     caption = (
@@ -26,21 +41,12 @@ def key_table(rd: RunDir, *, strata: bool = False) -> Table:
     )
     if src.get("kind") == "sample":
         caption += " · bundled sample (pipeline check only)"
-    if strata:
-        wide = wide_table(rd.metrics)
-        table = Table("metric", *wide.labels, title=title, caption=caption)
-        for name, cells in wide.rows:
-            table.add_row(
-                name,
-                *["–" if c is None or c.missing else f"{c.text} {c.ci}" for c in cells],
-            )
-        return table
-    cells = macro_cells(rd.metrics)
-    names = list(cells)
+    macro = macro_cells(rd.metrics)
+    names = list(macro)
     order = list(dict.fromkeys(headline_metrics(names, limit=len(names)) + names))
     table = Table("metric", "value", "95% CI", "n", title=title, caption=caption)
     for name in order:
-        c = cells[name]
+        c = macro[name]
         table.add_row(name, _value_text(name, c), c.ci, str(c.n))
     return table
 
@@ -58,7 +64,10 @@ def counts_line(rd: RunDir) -> Text:
 
 def show_renderable(rd: RunDir, *, strata: bool = False) -> Group:
     report = rd.path / "report.html"
-    items: list[Table | Text] = [key_table(rd, strata=strata), counts_line(rd)]
+    items: list[Table | Text] = [key_table(rd)]
+    if strata:
+        items += strata_tables(rd)
+    items.append(counts_line(rd))
     if report.exists():
         items.append(Text(f"full report: {report}", style="dim"))
     return Group(*items)
