@@ -237,7 +237,7 @@ class Lexicon:
     dropped: pd.DataFrame
     notes: tuple[str, ...] = ()
     occupations: tuple[str, ...] = field(init=False)
-    lemmas: tuple[str, ...] = field(init=False)
+    lemmas: tuple[tuple[str, str], ...] = field(init=False)
 
     def __post_init__(self) -> None:
         occ = self.forms[self.forms["kind"] == "occupation"]

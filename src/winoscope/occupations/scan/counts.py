@@ -35,10 +35,10 @@ class ScanCounts:
     full: bool = True
     lines: int = 0
     bytes: int = 0
-    totals: np.ndarray = field(default=None)  # type: ignore[assignment]
-    occupation: np.ndarray = field(default=None)  # type: ignore[assignment]
-    lemma: np.ndarray = field(default=None)  # type: ignore[assignment]
-    hits: np.ndarray = field(default=None)  # type: ignore[assignment]
+    totals: np.ndarray = field(default=None)  # type: ignore[arg-type]
+    occupation: np.ndarray = field(default=None)  # type: ignore[arg-type]
+    lemma: np.ndarray = field(default=None)  # type: ignore[arg-type]
+    hits: np.ndarray = field(default=None)  # type: ignore[arg-type]
 
     def __post_init__(self) -> None:
         if self.totals is None:
