@@ -265,3 +265,17 @@ def test_closing_the_iterator_early_cancels_the_rest() -> None:
         time.sleep(0.5)
         n = len(srv.calls)
     assert n < 20
+
+
+def test_a_server_that_is_not_there_gives_errors_not_a_crash() -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    reqs = make_requests(2)
+    out = ask(f"http://127.0.0.1:{port}/v1", reqs, max_retries=2)
+    assert len(out) == len(reqs)
+    for r in out.values():
+        assert r.error is not None and "3 attempts" in r.error
+        assert "Connect" in r.error or "connect" in r.error
