@@ -251,20 +251,17 @@ class HFLocalBackend:
             for row, i in enumerate(idx):
                 values = tuple(float(logp[row, c[0]]) for c in conts[i])
                 yield self._scored(requests[i], values, each)
-        # Beyond a sliding attention window, padding would shift what each layer keeps:
-        # such long requests run one at a time (unpadded), exactly as the model runs them alone.
+        # Beyond a sliding attention window, padding would shift what each layer keeps: a batch
+        # whose padded prompt and continuation widths exceed the window runs one request at a
+        # time (unpadded), exactly as the model runs each alone.
         window = lm.sliding_window
-        total = [len(prompts[i]) + max(len(x) for x in conts[i]) for i in multi]
-        fits = [k for k, n in enumerate(total) if window is None or n <= window]
-        alone = [[k] for k in range(len(multi)) if k not in set(fits)]
-        groups = [
-            [fits[b] for b in batch]
-            for batch in length_sorted_batches(
-                [len(prompts[multi[k]]) for k in fits], self.batch_size
-            )
-        ]
-        for group in groups + alone:
-            idx = [multi[k] for k in group]
+        runs: list[list[int]] = []
+        for batch in length_sorted_batches([len(prompts[i]) for i in multi], self.batch_size):
+            idx = [multi[b] for b in batch]
+            width = max(len(prompts[i]) for i in idx) + max(len(x) for i in idx for x in conts[i])
+            fits = window is None or width <= window
+            runs.extend([idx] if fits else [[i] for i in idx])
+        for idx in runs:
             start = time.perf_counter()
             values = continuation_logprobs(
                 lm.model, [prompts[i] for i in idx], [conts[i] for i in idx], lm.pad_id
