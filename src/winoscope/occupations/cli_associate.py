@@ -85,9 +85,14 @@ def associate_command(
         err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
         raise typer.Exit(2) from None
     table = Table("set", "sentences", "female", "male", "tie", "q", title=f"{lang} corpus")
+    import pandas as pd
+
+    def show(value: object) -> str:
+        return "–" if pd.isna(value) else str(value)  # type: ignore[call-overload]
+
     for r in result.corpus.itertuples(index=False):
-        q = "–" if r.q != r.q else f"{r.q:.4f}"
-        table.add_row(r.set, str(r.sentences), str(r.female), str(r.male), str(r.tie), q)
+        q = "–" if pd.isna(r.q) else f"{r.q:.4f}"
+        table.add_row(r.set, str(r.sentences), show(r.female), show(r.male), show(r.tie), q)
     out_console.print(table)
     if len(result.correlations):
         corr = result.correlations[result.correlations["measure"] == "pct_female"]
