@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -109,13 +110,24 @@ def _request(rid: str, prompt: str, a: str, b: str) -> Request:
 
 
 @pytest.fixture(scope="module")
-def gemma_dir() -> Path:
+def gemma_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A fresh conversion into a temporary cache, as on a new machine; runs see only that cache."""
     if not gemma.available():
         pytest.fail(f"the gemma extra is part of the dev extra: {gemma.missing_modules()}")
     import torch
 
     torch.set_num_threads(1)
-    return gemma.ensure_float_model()
+    root = tmp_path_factory.mktemp("winoscope-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("WINOSCOPE_CACHE_DIR", str(root))
+        said: list[str] = []
+        path = gemma.ensure_float_model(notify=said.append)
+        assert path == gemma.float_model_dir(root)
+        assert (
+            said[0].startswith("Converting Gemma 3 270M") and said[-1] == "Gemma 3 270M converted."
+        )
+        assert not any(p.name.startswith(".converting-") for p in path.parent.iterdir())
+        yield path
 
 
 @pytest.mark.slow
