@@ -412,3 +412,19 @@ def test_ud_treebanks_match_an_independent_count(shared_data, lang, treebank):
         seen = {lexicon.occupations[i] for i in np.flatnonzero(counts.occupation[:, k].sum(axis=1))}
         assert seen == set(per_occ)
     assert counts.totals[SMALL, F] + counts.totals[SMALL, M] > 70
+
+
+def test_word_and_name_of_different_genders_told_apart_by_position(tmp_path):
+    # "son" is a male word; suppose a woman's name Son: lower case and sentence-initial
+    # capitals are the word, a capital inside a sentence is the name
+    names = tmp_path / "names.csv"
+    names.write_text("name,gender,persons\nSon,female,5000\n", encoding="utf-8")
+    lexicon = load_lexicon("sv", names=names)
+    assert "son" in set(lexicon.dropped["form"].str.lower())  # reported ...
+    spec = build_spec(lexicon)
+    assert not spec.conflicts
+    c = count_block(spec, b"Son kom hem.\nHans son kom.\nSedan kom Son.\nSONEN kom.\n")
+    # female: Son (line 3, large); male: Son (line 1), son (line 2), SONEN (line 4) medium,
+    # and Hans (line 2, the pronoun at the start)
+    assert c.hits.tolist() == [[0, 0, 1], [1, 3, 0]]
+    assert c.totals[LARGE].tolist() == [1, 3, 0, 0]

@@ -274,9 +274,10 @@ def resolve_shared_names(
 
     When every claim comes from first names, the bearers decide: ``Andreas`` is a man's name
     (tens of thousands of bearers) and the genitive of the woman's name ``Andrea`` (4,679); a
-    gender holding at least ``min_share`` of the claimants' bearers keeps the form. Otherwise
-    (a common word is involved, or the bearers are split) the form votes for neither. Both
-    outcomes are reported.
+    gender holding at least ``min_share`` of the claimants' bearers keeps the form. A common
+    word of one gender and a name of the other are both kept: the scanner tells them apart by
+    case and position. Otherwise (two common words, or split bearers) the form votes for
+    neither. Every outcome is reported.
     """
     col = forms["kind"] == "collocate"
     low = forms["form"].str.lower()
@@ -296,7 +297,24 @@ def resolve_shared_names(
         }
         total = sum(weight.values())
         top = max(weight, key=lambda g: weight[g])
-        if bool(rows["proper"].all()) and total and weight[top] / total >= min_share:
+        words, names = rows[~rows["proper"]], rows[rows["proper"]]
+        if (
+            len(words)
+            and len(names)
+            and words["gender"].nunique() == 1
+            and names["gender"].nunique() == 1
+        ):
+            # a word of one gender and a name of the other: case and position tell them apart
+            # (the scanner reads a capital inside a sentence as the name, elsewhere the word)
+            report.append(
+                DroppedForm(
+                    spelled,
+                    "shared by both genders; kept: the word in lower case and at the start of "
+                    "a sentence, the name inside one",
+                    lemmas,
+                )
+            )
+        elif bool(rows["proper"].all()) and total and weight[top] / total >= min_share:
             remove |= col & (low == form) & (forms["gender"] != top)
             report.append(
                 DroppedForm(
