@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from pathlib import Path
 
@@ -313,3 +314,21 @@ def test_requests_beyond_a_sliding_window_run_alone_and_score_the_same(tiny_dir,
     for req in reqs:
         expected = [logprob(req.prompt, " " + o.text) for o in req.options]
         assert got[req.request_id] == pytest.approx(expected, abs=1e-4)
+
+
+def test_cli_run_passes_the_mode_to_the_hf_backend(tiny_dir, tmp_path):
+    from typer.testing import CliRunner
+
+    from winoscope.cli import app
+
+    out = tmp_path / "run"
+    args = ["run", "winobias-uk", "--model", f"hf:{tiny_dir}", "--mode", "texts"]
+    res = CliRunner().invoke(app, [*args, "--out", str(out), "-q", "--bootstrap", "50"])
+    assert res.exit_code == 0, res.output
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["model"]["spec"] == f"hf:{tiny_dir}"
+    assert manifest["model"]["params"]["mode"] == "texts"
+    assert manifest["request_errors"] == 0
+    bad = CliRunner().invoke(app, ["run", "winobias-uk", "--model", f"hf:{tmp_path / 'nope'}"])
+    assert bad.exit_code == 2
+    assert "not a local directory" in bad.output
