@@ -44,6 +44,7 @@ GENDERS = ("female", "male")
 NEWLINE = 10
 _SENTINEL = 0x10000  # code point slot for characters outside the BMP: never a word character
 _HAS_WORD = re.compile(r"\w")
+_ASCII_WORD = re.compile(rb"[0-9A-Za-z_]")
 
 
 @dataclass(frozen=True)
@@ -288,10 +289,20 @@ def _find(spec: ScanSpec, which: str, buf: bytes) -> tuple[np.ndarray, ...]:
 
 
 def _initial(buf: bytes, line_starts: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """True where nothing word-like precedes the match on its line (sentence-initial)."""
+    """True where nothing word-like precedes the match on its line (sentence-initial).
+
+    An ASCII letter or digit settles it without decoding; only prefixes without one (empty,
+    punctuation, or non-Latin text) are decoded and searched for any word character.
+    """
     out = np.empty(len(starts), bool)
+    ascii_word = _ASCII_WORD.search
     for i, (ls, s) in enumerate(zip(line_starts.tolist(), starts.tolist(), strict=True)):
-        out[i] = _HAS_WORD.search(buf[ls:s].decode("utf-8", "replace")) is None
+        if s == ls:
+            out[i] = True
+        elif ascii_word(buf, ls, s) is not None:
+            out[i] = False
+        else:
+            out[i] = _HAS_WORD.search(buf[ls:s].decode("utf-8", "replace")) is None
     return out
 
 
