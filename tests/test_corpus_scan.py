@@ -217,10 +217,11 @@ def test_compressed_inputs_stream_the_same_lines(tmp_path):
     gz.write_bytes(gzip.compress(data))
     zst = tmp_path / "c.txt.zst"
     zst.write_bytes(zstandard.ZstdCompressor().compress(data))
-    for p in (gz, zst):
-        blocks = list(read_stream(str(p), block_size=1000))
-        assert b"".join(blocks) == data
-        assert all(b.endswith(b"\n") for b in blocks)
+    for p in (gz, zst, path):
+        for size in (7, 1000, 1 << 20):  # blocks shorter than a line, a few lines, everything
+            blocks = list(read_stream(str(p), block_size=size))
+            assert b"".join(blocks) == data
+            assert all(b.endswith(b"\n") for b in blocks)
     broken = tmp_path / "broken.txt.gz"
     broken.write_bytes(b"not gzip at all")
     with pytest.raises(DatasetError, match=r"broken\.txt\.gz"):

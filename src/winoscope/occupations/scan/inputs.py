@@ -155,10 +155,15 @@ def _open_blocks(path: str) -> BinaryIO:
 
 
 def read_stream(path: str, block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
-    """Blocks of whole lines of a (possibly compressed) text file."""
+    """Blocks of whole lines of a (possibly compressed) text file.
+
+    Each block read is copied once: the line it starts in the middle of is completed with the
+    carried-over start of that line and given as a block of its own, the rest is cut at its
+    last newline (``rest + block`` would copy every block a second time).
+    """
     errors = _decompress_errors()
     with _open_blocks(path) as fh:
-        rest = b""
+        carry = b""  # the start of a line that a previous block cut
         while True:
             try:
                 block = fh.read(block_size)
@@ -166,15 +171,22 @@ def read_stream(path: str, block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
                 raise DatasetError(f"cannot decompress: {exc}", file=path) from None
             if not block:
                 break
-            block = rest + block
-            cut = block.rfind(b"\n")
-            if cut == -1:
-                rest = block
+            first = block.find(b"\n")
+            if first == -1:
+                carry += block
                 continue
-            rest = block[cut + 1 :]
-            yield block[: cut + 1]
-        if rest:
-            yield rest + b"\n"
+            last = block.rfind(b"\n")
+            if carry:
+                yield carry + block[: first + 1]
+                if last > first:
+                    yield block[first + 1 : last + 1]
+            elif last == len(block) - 1:
+                yield block
+            else:
+                yield block[: last + 1]
+            carry = block[last + 1 :]
+        if carry:
+            yield carry + b"\n"
 
 
 def read_conllu(path: str, field: str = "text", block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
