@@ -23,6 +23,7 @@ from winoscope.occupations.scan import (
     read_conllu,
     read_range,
     read_stream,
+    read_unit,
     scan_corpus,
 )
 
@@ -204,6 +205,12 @@ def test_plan_units_cuts_plain_files_and_keeps_streams_whole(tmp_path):
     assert len(ranges) == 4 and ranges[0].start == 0 and ranges[-1].end == path.stat().st_size
     assert all(a.end == b.start for a, b in itertools.pairwise(ranges))
     assert [u.path for u in units if not u.is_range] == [str(gz)]
+    parts = [u for u in plan_units([gz], stream_parts=3)]
+    assert [(u.part, u.parts) for u in parts] == [(0, 3), (1, 3), (2, 3)]
+    blocks = [list(read_unit(u, block_size=64)) for u in parts]
+    whole = list(read_stream(str(gz), block_size=64))
+    assert sorted(b for part in blocks for b in part) == sorted(whole)
+    assert blocks[1] == whole[1::3]
     with pytest.raises(DatasetError, match="no such corpus file"):
         plan_units([tmp_path / "missing.txt"])
     with pytest.raises(DatasetError, match="directory"):

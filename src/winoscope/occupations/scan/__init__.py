@@ -1,7 +1,7 @@
 """Corpus scanning: raw-bytes Aho-Corasick matching, streaming inputs, processes and Dask."""
 
 from .counts import CLASSES, SETS, ScanCounts
-from .inputs import Unit, plan_units, read_conllu, read_range, read_stream
+from .inputs import Unit, plan_units, read_conllu, read_range, read_stream, read_unit
 from .matcher import ScanSpec, build_spec, count_block, count_block_occupations
 from .run import scan_corpus, scan_unit
 
@@ -18,6 +18,7 @@ __all__ = [
     "read_conllu",
     "read_range",
     "read_stream",
+    "read_unit",
     "scan_corpus",
     "scan_unit",
 ]

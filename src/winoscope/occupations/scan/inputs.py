@@ -29,12 +29,20 @@ CONLLU_FIELDS = ("text", "form", "lemma")
 
 @dataclass(frozen=True)
 class Unit:
-    """One piece of work: a byte range of a plain file, or a whole stream (end is None)."""
+    """One piece of work: a byte range of a plain file, or a stream (``end`` is None).
+
+    A compressed text stream can be shared by ``parts`` units: each decompresses the whole
+    file (cheap next to scanning) and counts only the blocks ``part``, ``part + parts``, ...
+    Block boundaries depend only on the file and the block size, so the parts together count
+    every line exactly once.
+    """
 
     path: str
     start: int = 0
     end: int | None = None
     conllu: str = "text"
+    part: int = 0
+    parts: int = 1
 
     @property
     def is_range(self) -> bool:
@@ -58,10 +66,16 @@ def is_conllu(path: str | Path) -> bool:
 
 
 def plan_units(
-    paths: list[str | Path], *, pieces: int = 1, min_range: int = 1 << 20, conllu: str = "text"
+    paths: list[str | Path],
+    *,
+    pieces: int = 1,
+    min_range: int = 1 << 20,
+    conllu: str = "text",
+    stream_parts: int = 1,
 ) -> list[Unit]:
     """Units of work for ``paths``: plain files cut into about ``pieces`` byte ranges each
-    (none smaller than ``min_range``), compressed and CoNLL-U files whole."""
+    (none smaller than ``min_range``), compressed text files in ``stream_parts`` interleaved
+    parts, CoNLL-U files whole (parsing them is the costly part, done once)."""
     if conllu not in CONLLU_FIELDS:
         raise DatasetError(
             f"CoNLL-U field must be one of {', '.join(CONLLU_FIELDS)}, got {conllu!r}"
@@ -73,8 +87,11 @@ def plan_units(
             raise DatasetError("no such corpus file", file=path)
         if os.path.isdir(path):
             raise DatasetError("expected a corpus file, got a directory", file=path)
-        if compression(path) or is_conllu(path):
+        if is_conllu(path):
             units.append(Unit(path, conllu=conllu))
+            continue
+        if compression(path):
+            units += [Unit(path, part=i, parts=stream_parts) for i in range(stream_parts)]
             continue
         size = os.path.getsize(path)
         n = max(1, min(pieces, size // min_range))
@@ -270,4 +287,7 @@ def read_unit(unit: Unit, block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
         return read_range(unit.path, unit.start, unit.end, block_size)
     if is_conllu(unit.path):
         return read_conllu(unit.path, unit.conllu, block_size)
-    return read_stream(unit.path, block_size)
+    blocks = read_stream(unit.path, block_size)
+    if unit.parts == 1:
+        return blocks
+    return (b for i, b in enumerate(blocks) if i % unit.parts == unit.part)

@@ -5,9 +5,9 @@ whole compressed/CoNLL-U file) and one counting function; partial counts are sum
 result never depends on how the corpus was split or in which order pieces finished.
 
 * ``workers=1``: units one after another in this process;
-* ``workers=N``: a pool of N forked processes. Byte ranges are read by the workers themselves;
-  a compressed file is decompressed here and its blocks handed out (at most 2N in flight, so
-  memory stays bounded);
+* ``workers=N``: a pool of N forked processes, each reading its own units: byte ranges of plain
+  files, every N-th block of a compressed file (each part decompresses the whole stream, which
+  costs a fraction of scanning it and ships no text between processes), whole CoNLL-U files;
 * ``dask="local"`` or a scheduler address: one Dask task per unit (a ``LocalCluster`` with
   ``workers`` single-threaded processes, forked where the platform can, for ``local``).
 """
@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
-from collections import deque
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 
 from .counts import ScanCounts
 from .inputs import BLOCK_SIZE, Unit, plan_units, read_unit
@@ -59,11 +58,6 @@ def _pool_unit(unit: Unit, mode: str, block_size: int) -> ScanCounts:
     return scan_unit(_WORKER_SPEC, unit, mode, block_size)
 
 
-def _pool_block(block: bytes, mode: str) -> ScanCounts:
-    assert _WORKER_SPEC is not None
-    return _counter(mode)(_WORKER_SPEC, block, None)
-
-
 def _context() -> mp.context.BaseContext:
     methods = mp.get_all_start_methods()
     return mp.get_context("fork" if "fork" in methods else "spawn")
@@ -76,19 +70,8 @@ def _scan_pool(
     with ProcessPoolExecutor(
         workers, mp_context=_context(), initializer=_init_worker, initargs=(spec,)
     ) as pool:
-        futures: list[Future[ScanCounts]] = [
-            pool.submit(_pool_unit, u, mode, block_size) for u in units if u.is_range
-        ]
-        window: deque[Future[ScanCounts]] = deque()
-        for u in units:
-            if u.is_range:
-                continue
-            for block in read_unit(u, block_size):
-                window.append(pool.submit(_pool_block, block, mode))
-                while len(window) >= 2 * workers:
-                    total.add(window.popleft().result())
-        for f in [*futures, *window]:
-            total.add(f.result())
+        for part in pool.map(_pool_unit, units, [mode] * len(units), [block_size] * len(units)):
+            total.add(part)
     return total
 
 
@@ -156,10 +139,12 @@ def scan_corpus(
     _counter(mode)
     if workers <= 0:
         workers = os.cpu_count() or 1
+    parallel = workers > 1 or dask is not None
     units = plan_units(
         [os.fspath(p) for p in paths],
-        pieces=1 if (workers == 1 and dask is None) else workers * pieces_per_worker,
+        pieces=workers * pieces_per_worker if parallel else 1,
         conllu=conllu,
+        stream_parts=workers if parallel else 1,
     )
     if dask is not None:
         return _scan_dask(spec, units, dask, workers, mode, block_size)
