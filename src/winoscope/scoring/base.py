@@ -50,3 +50,30 @@ def order_consistency(table: pd.DataFrame, source: str = "predictions") -> pd.Se
             "expected true, false or empty"
         )
     return text.map(_TRUTH, na_action="ignore").astype("boolean")
+
+
+def prediction_labels(
+    table: pd.DataFrame,
+    allowed: tuple[str, ...],
+    source: str = "predictions",
+    column: str = "prediction_role",
+) -> pd.Series:
+    """The prediction column normalised (stripped, lower-cased, empty -> NA) and checked.
+
+    NA means the model never answered (the row is excluded and counted, not scored as wrong);
+    any value outside ``allowed`` is a ScoringError naming the source, row and field.
+    """
+    from ..errors import ScoringError
+
+    if column not in table.columns:
+        raise ScoringError(f"{source}: no '{column}' column to score")
+    pred = table[column].astype("string").str.strip().str.lower()
+    pred = pred.mask(pred.eq(""), pd.NA)
+    bad = pred.notna() & ~pred.isin(allowed)
+    if bool(bad.any()):
+        i = int(bad.to_numpy().nonzero()[0][0])
+        raise ScoringError(
+            f"{source}, row {i + 1}, field '{column}': invalid value "
+            f"{table[column].iloc[i]!r}; expected one of {', '.join(allowed)} or empty"
+        )
+    return pred

@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ScoringError
-from .base import METRIC_COLUMNS, ScoreResult, order_consistency
+from .base import METRIC_COLUMNS, ScoreResult, order_consistency, prediction_labels
 from .stats import nanmean_rows, percentile_ci, resample_weights
 
 PRONOUNS = ("han", "hon", "hen")
@@ -340,18 +340,7 @@ def _add_pronoun_accuracy(
 
 
 def check_roles(table: pd.DataFrame, source: str = "predictions") -> pd.Series:
-    if "prediction_role" not in table.columns:
-        raise ScoringError(f"{source}: no 'prediction_role' column to score")
-    pred = table["prediction_role"].astype("string").str.strip().str.lower()
-    pred = pred.mask(pred.eq(""), pd.NA)
-    bad = pred.notna() & ~pred.isin(ROLES)
-    if bool(bad.any()):
-        i = int(bad.to_numpy().nonzero()[0][0])
-        raise ScoringError(
-            f"{source}, row {i + 1}, field 'prediction_role': invalid value "
-            f"{table['prediction_role'].iloc[i]!r}; expected one of {', '.join(ROLES)} or empty"
-        )
-    return pred
+    return prediction_labels(table, ROLES, source)
 
 
 def score_resolution(

@@ -48,7 +48,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ScoringError
-from .base import METRIC_COLUMNS, ScoreResult, order_consistency
+from .base import METRIC_COLUMNS, ScoreResult, order_consistency, prediction_labels
 from .stats import mcnemar_exact, percentile_ci, resample_weights, weighted_ratio
 
 PREDICTIONS = ("occupation", "participant", "invalid")
@@ -70,17 +70,7 @@ def check_predictions(table: pd.DataFrame, source: str = "predictions") -> pd.Se
     missing = [c for c in (*NEEDED, "prediction_role") if c not in table.columns]
     if missing:
         raise ScoringError(f"{source}: missing column(s) {', '.join(missing)} to score")
-    pred = table["prediction_role"].astype("string").str.strip().str.lower()
-    pred = pred.mask(pred.eq(""), pd.NA)
-    bad = pred.notna() & ~pred.isin(PREDICTIONS)
-    if bool(bad.any()):
-        i = int(bad.to_numpy().nonzero()[0][0])
-        raise ScoringError(
-            f"{source}, row {i + 1}, field 'prediction_role': invalid value "
-            f"{table['prediction_role'].iloc[i]!r}; expected one of {', '.join(PREDICTIONS)} "
-            "or empty"
-        )
-    return pred
+    return prediction_labels(table, PREDICTIONS, source)
 
 
 class _Cells:
