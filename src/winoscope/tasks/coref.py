@@ -132,10 +132,17 @@ def uk_score(
     if "predicted_clusters" not in table.columns:
         raise DatasetError("no 'predicted_clusters' column to score", file=source)
     scored = coref.with_gold(table, uk_items(table, source))
-    metrics, counts, subsets = coref.score_frame(
+    return _winobias_f1(scored, (*WINOBIAS_SUBSETS, *UK_CONTROLS), n_boot, seed, source)
+
+
+def _winobias_f1(
+    scored: pd.DataFrame, subsets: tuple, n_boot: int, seed: int, source: str
+) -> ScoreResult:
+    """CoNLL F1 per WinoBias subset and split/type stratum, F1_pro - F1_anti, item bootstrap."""
+    metrics, counts, subset_counts = coref.score_frame(
         scored,
         strata=["split", "type"],
-        subsets=(*WINOBIAS_SUBSETS, *UK_CONTROLS),
+        subsets=subsets,
         item_columns=["split", "type", "item_number"],
         gaps=(GAP,),
         n_boot=n_boot,
@@ -152,7 +159,7 @@ def uk_score(
             "resampling_unit": "source item",
             "f1": "CoNLL F1 = mean of MUC, B-cubed and CEAF-e F1 (reference scorer v8.01 "
             "conventions, exact span match)",
-            "subset_counts": subsets.to_dict("records"),
+            "subset_counts": subset_counts.to_dict("records"),
         },
     )
 
@@ -246,29 +253,7 @@ def en_score(
     table: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0, source: str = "predictions"
 ) -> ScoreResult:
     """F1 on the pro and anti files and their difference, per split and type."""
-    metrics, counts, subsets = coref.score_frame(
-        table,
-        strata=["split", "type"],
-        subsets=WINOBIAS_SUBSETS,
-        item_columns=["split", "type", "item_number"],
-        gaps=(GAP,),
-        n_boot=n_boot,
-        seed=seed,
-        source=source,
-    )
-    return ScoreResult(
-        metrics=metrics,
-        counts=counts,
-        settings={
-            "n_boot": n_boot,
-            "seed": seed,
-            "level": 0.95,
-            "resampling_unit": "source item",
-            "f1": "CoNLL F1 = mean of MUC, B-cubed and CEAF-e F1 (reference scorer v8.01 "
-            "conventions, exact span match)",
-            "subset_counts": subsets.to_dict("records"),
-        },
-    )
+    return _winobias_f1(table, WINOBIAS_SUBSETS, n_boot, seed, source)
 
 
 WINOBIAS_EN_COREF = task(
