@@ -185,7 +185,7 @@ def test_converted_gemma_scores_like_a_plain_reference(gemma_dir: Path) -> None:
 @pytest.mark.slow
 def test_demo_puts_gemma_beside_the_baselines(gemma_dir: Path, tmp_path: Path) -> None:
     table = run_demo(tmp_path / "demo", quiet=True, tasks=("winobias-uk",))
-    rows = {line.split(" | ")[1]: line for line in table.splitlines() if " | " in line}
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in table.splitlines() if " | " in line}
     assert GEMMA_SPEC in rows and "baseline:agreement" in rows
     readme = (tmp_path / "demo" / "README.md").read_text(encoding="utf-8")
     assert "log-likelihood of each option's wording" in readme

@@ -116,6 +116,11 @@ def summary_table(results: list[RunResult]) -> str:
                 v = macro.loc[m]
                 row[m] = f"{fmt(v['value'])} [{fmt(v['ci_low'])}, {fmt(v['ci_high'])}]"
         rows.append(row)
-    frame = pd.DataFrame(rows).fillna("–")
-    header = "| " + " | ".join(frame.columns) + " |\n|" + "---|" * len(frame.columns) + "\n"
-    return header + "".join("| " + " | ".join(str(x) for x in r) + " |\n" for r in frame.to_numpy())
+    # one table per task, each with only the metrics that task reports
+    blocks = []
+    for task, group in pd.DataFrame(rows).groupby("task", sort=False):
+        frame = group.dropna(axis=1, how="all").drop(columns="task").fillna("–")
+        header = "| " + " | ".join(frame.columns) + " |\n|" + "---|" * len(frame.columns) + "\n"
+        body = "".join("| " + " | ".join(str(x) for x in r) + " |\n" for r in frame.to_numpy())
+        blocks.append(f"### {task}\n\n{header}{body}")
+    return "\n".join(blocks)
