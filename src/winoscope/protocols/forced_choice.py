@@ -162,6 +162,25 @@ def combine_orders(requests: Sequence[Request], responses: Mapping[str, Response
     return pd.DataFrame.from_records(records)
 
 
+def join_predictions(
+    table: pd.DataFrame,
+    requests: Sequence[Request],
+    responses: Mapping[str, Response],
+    *,
+    key: str = "row_id",
+    prediction: str = "prediction_role",
+) -> pd.DataFrame:
+    """The dataset table with each row's combined answer joined on ``key`` (one to one).
+
+    ``key`` names the table column that holds the requests' ``row_id``; ``prediction`` names
+    the column the family's scorer reads (``prediction_role``, or ``prediction`` for NLI).
+    """
+    combined = combine_orders(requests, responses).rename(
+        columns={"row_id": key, "prediction_role": prediction}
+    )
+    return table.merge(combined, on=key, how="left", validate="one_to_one")
+
+
 def _answer_text(resp: Response | None) -> str | None:
     if resp is None:
         return None

@@ -49,7 +49,7 @@ from ..protocols.forced_choice import (
     ChoiceRow,
     PromptTemplate,
     build_requests,
-    combine_orders,
+    join_predictions,
 )
 from ..records import Option, Request, Response
 from ..scoring import swewinogender as scorer
@@ -162,8 +162,7 @@ def nli_requests(ds: Dataset, template: PromptTemplate) -> list[Request]:
 def nli_predict(
     ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
 ) -> pd.DataFrame:
-    combined = combine_orders(requests, responses).rename(columns={"prediction_role": "prediction"})
-    return ds.table.merge(combined, on="row_id", how="left", validate="one_to_one")
+    return join_predictions(ds.table, requests, responses, prediction="prediction")
 
 
 def _nli_load(source: str | Path | None = None, **kwargs: Any) -> Dataset:
@@ -310,8 +309,7 @@ def resolution_requests(ds: Dataset, template: PromptTemplate) -> list[Request]:
 def resolution_predict(
     ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
 ) -> pd.DataFrame:
-    combined = combine_orders(requests, responses)
-    return ds.table.merge(combined, on="row_id", how="left", validate="one_to_one")
+    return join_predictions(ds.table, requests, responses)
 
 
 RESOLUTION_TASK = task(

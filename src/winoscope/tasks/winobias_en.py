@@ -10,7 +10,7 @@ import pandas as pd
 from ..datasets import winobias_en as data
 from ..datasets.annotation import bracket_mentions
 from ..datasets.base import Dataset
-from ..protocols.forced_choice import ChoiceRow, PromptTemplate, build_requests, combine_orders
+from ..protocols.forced_choice import ChoiceRow, PromptTemplate, build_requests, join_predictions
 from ..records import Request, Response
 from ..scoring import winobias_uk as scorer
 from .base import Task, task
@@ -91,8 +91,7 @@ def requests_for(ds: Dataset, template: PromptTemplate) -> list[Request]:
 def predict(
     ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
 ) -> pd.DataFrame:
-    combined = combine_orders(requests, responses)
-    return ds.table.merge(combined, on="row_id", how="left", validate="one_to_one")
+    return join_predictions(ds.table, requests, responses)
 
 
 TASK = task(

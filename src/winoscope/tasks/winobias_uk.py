@@ -19,7 +19,7 @@ from ..protocols.forced_choice import (
     ChoiceRow,
     PromptTemplate,
     build_requests,
-    combine_orders,
+    join_predictions,
 )
 from ..records import Request, Response
 from ..scoring import winobias_uk as scorer
@@ -134,9 +134,7 @@ def requests_for(ds: Dataset, template: PromptTemplate) -> list[Request]:
 def predict(
     ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
 ) -> pd.DataFrame:
-    combined = combine_orders(requests, responses)
-    out = ds.table.merge(combined, on="row_id", how="left", validate="one_to_one")
-    return out
+    return join_predictions(ds.table, requests, responses)
 
 
 TASK = task(

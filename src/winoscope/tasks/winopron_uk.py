@@ -28,7 +28,7 @@ from ..protocols.forced_choice import (
     ChoiceRow,
     PromptTemplate,
     build_requests,
-    combine_orders,
+    join_predictions,
 )
 from ..records import Option, Request, Response
 from ..scoring import winopron as scorer
@@ -209,8 +209,7 @@ def requests_for(ds: Dataset, template: PromptTemplate, *, lang: str = "uk") -> 
 def predict(
     ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
 ) -> pd.DataFrame:
-    combined = combine_orders(requests, responses).rename(columns={"row_id": "row_key"})
-    return ds.table.merge(combined, on="row_key", how="left", validate="one_to_one")
+    return join_predictions(ds.table, requests, responses, key="row_key")
 
 
 def _requests_uk(ds: Dataset, template: PromptTemplate) -> list[Request]:
