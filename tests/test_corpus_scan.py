@@ -209,12 +209,31 @@ def test_plan_units_cuts_plain_files_and_keeps_streams_whole(tmp_path):
     assert [(u.part, u.parts) for u in parts] == [(0, 3), (1, 3), (2, 3)]
     blocks = [list(read_unit(u, block_size=64)) for u in parts]
     whole = list(read_stream(str(gz), block_size=64))
-    assert sorted(b for part in blocks for b in part) == sorted(whole)
-    assert blocks[1] == whole[1::3]
+    lines = sorted(line for part in blocks for b in part for line in b.splitlines(keepends=True))
+    assert lines == sorted(line for b in whole for line in b.splitlines(keepends=True))
     with pytest.raises(DatasetError, match="no such corpus file"):
         plan_units([tmp_path / "missing.txt"])
     with pytest.raises(DatasetError, match="directory"):
         plan_units([tmp_path])
+
+
+def test_stream_parts_share_the_text_evenly(tmp_path):
+    """Parts of a compressed stream take every N-th *read*, so each scans about 1/N of the text.
+
+    (Taking every N-th yielded block would give one part every large block and the other the
+    short lines cut between reads.)
+    """
+    path = _lines_file(tmp_path, 3000)
+    zst = tmp_path / "c.txt.zst"
+    zst.write_bytes(zstandard.ZstdCompressor().compress(path.read_bytes()))
+    for n in (2, 3):
+        units = plan_units([zst], stream_parts=n)
+        parts = [b"".join(read_unit(u, block_size=4096)) for u in units]
+        sizes = [len(p) for p in parts]
+        assert sum(sizes) == path.stat().st_size
+        assert max(sizes) <= 1.2 * min(sizes), sizes
+        lines = sorted(line for p in parts for line in p.splitlines(keepends=True))
+        assert lines == sorted(path.read_bytes().splitlines(keepends=True))
 
 
 def test_compressed_inputs_stream_the_same_lines(tmp_path):

@@ -171,16 +171,24 @@ def _open_blocks(path: str) -> BinaryIO:
     return zstandard.ZstdDecompressor().stream_reader(fh, read_size=4 << 20, closefd=True)  # type: ignore[return-value]
 
 
-def read_stream(path: str, block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
+def read_stream(
+    path: str, block_size: int = BLOCK_SIZE, part: int = 0, parts: int = 1
+) -> Iterator[bytes]:
     """Blocks of whole lines of a (possibly compressed) text file.
 
     Each block read is copied once: the line it starts in the middle of is completed with the
     carried-over start of that line and given as a block of its own, the rest is cut at its
     last newline (``rest + block`` would copy every block a second time).
+
+    With ``parts > 1`` only the lines of every ``parts``-th read (starting at read ``part``)
+    are yielded; a line cut between two reads belongs to the later one. The parts together give
+    every line exactly once, and each gets the same share of the text (counting yielded blocks
+    instead would hand one part all the large blocks and the other the short cut lines).
     """
     errors = _decompress_errors()
     with _open_blocks(path) as fh:
         carry = b""  # the start of a line that a previous block cut
+        k = -1  # index of the current read
         while True:
             try:
                 block = fh.read(block_size)
@@ -188,21 +196,23 @@ def read_stream(path: str, block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
                 raise DatasetError(f"cannot decompress: {exc}", file=path) from None
             if not block:
                 break
+            k += 1
             first = block.find(b"\n")
             if first == -1:
                 carry += block
                 continue
             last = block.rfind(b"\n")
-            if carry:
-                yield carry + block[: first + 1]
-                if last > first:
-                    yield block[first + 1 : last + 1]
-            elif last == len(block) - 1:
-                yield block
-            else:
-                yield block[: last + 1]
+            if k % parts == part:
+                if carry:
+                    yield carry + block[: first + 1]
+                    if last > first:
+                        yield block[first + 1 : last + 1]
+                elif last == len(block) - 1:
+                    yield block
+                else:
+                    yield block[: last + 1]
             carry = block[last + 1 :]
-        if carry:
+        if carry and (k + 1) % parts == part:
             yield carry + b"\n"
 
 
@@ -287,7 +297,4 @@ def read_unit(unit: Unit, block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
         return read_range(unit.path, unit.start, unit.end, block_size)
     if is_conllu(unit.path):
         return read_conllu(unit.path, unit.conllu, block_size)
-    blocks = read_stream(unit.path, block_size)
-    if unit.parts == 1:
-        return blocks
-    return (b for i, b in enumerate(blocks) if i % unit.parts == unit.part)
+    return read_stream(unit.path, block_size, unit.part, unit.parts)
