@@ -77,3 +77,24 @@ def prediction_labels(
             f"{table[column].iloc[i]!r}; expected one of {', '.join(allowed)} or empty"
         )
     return pred
+
+
+def metric_row(
+    metric: str, split: str, typ: str, value: float, replicates: Any, n: int, level: float = 0.95
+) -> dict[str, Any]:
+    """One tidy metrics row: the value with its percentile bootstrap interval over
+    ``replicates`` (NaN bounds when the value itself is undefined)."""
+    import math
+
+    from .stats import percentile_ci
+
+    lo, hi = (math.nan, math.nan) if math.isnan(value) else percentile_ci(replicates, level)
+    return {
+        "metric": metric,
+        "split": split,
+        "type": typ,
+        "value": value,
+        "ci_low": lo,
+        "ci_high": hi,
+        "n": n,
+    }

@@ -47,8 +47,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ScoringError
-from .base import METRIC_COLUMNS, ScoreResult, order_consistency, prediction_labels
-from .stats import nanmean_rows, percentile_ci, resample_weights
+from .base import METRIC_COLUMNS, ScoreResult, metric_row, order_consistency, prediction_labels
+from .stats import nanmean_rows, resample_weights
 
 PRONOUNS = ("han", "hon", "hen")
 NLI_LABELS = ("entailment", "neutral")
@@ -156,18 +156,7 @@ def _bootstrap(
     records = []
     for (metric, split, typ), (fn, n_fn) in metrics.items():
         value = float(fn(point)[0])
-        lo, hi = percentile_ci(fn(reps), level) if not np.isnan(value) else (np.nan, np.nan)
-        records.append(
-            {
-                "metric": metric,
-                "split": split,
-                "type": typ,
-                "value": value,
-                "ci_low": lo,
-                "ci_high": hi,
-                "n": round(n_fn(point)),
-            }
-        )
+        records.append(metric_row(metric, split, typ, value, fn(reps), round(n_fn(point)), level))
     return pd.DataFrame.from_records(records, columns=METRIC_COLUMNS)
 
 

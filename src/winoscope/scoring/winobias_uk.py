@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .base import METRIC_COLUMNS, ScoreResult, order_consistency, prediction_labels
-from .stats import mcnemar_exact, nanmean_rows, percentile_ci, resample_weights, weighted_ratio
+from .base import METRIC_COLUMNS, ScoreResult, metric_row, order_consistency, prediction_labels
+from .stats import mcnemar_exact, nanmean_rows, resample_weights, weighted_ratio
 
 ROLES = ("target", "distractor", "invalid")
 METRICS = (
@@ -176,18 +176,7 @@ def score(
         ns = _metric_n(agg)
         for m in point:
             value = float(point[m][0])
-            lo, hi = percentile_ci(reps[m], level) if not np.isnan(value) else (np.nan, np.nan)
-            records.append(
-                {
-                    "metric": m,
-                    "split": split,
-                    "type": typ,
-                    "value": value,
-                    "ci_low": lo,
-                    "ci_high": hi,
-                    "n": ns[m],
-                }
-            )
+            records.append(metric_row(m, split, typ, value, reps[m], ns[m], level))
             if not np.isnan(value):
                 macro_vals[m].append(value)
                 macro_reps[m].append(reps[m])
@@ -200,18 +189,9 @@ def score(
     for m in METRICS:
         if not macro_vals[m]:
             continue
-        lo, hi = percentile_ci(nanmean_rows(macro_reps[m]), level)
-        records.append(
-            {
-                "metric": m,
-                "split": "macro",
-                "type": "macro",
-                "value": float(np.mean(macro_vals[m])),
-                "ci_low": lo,
-                "ci_high": hi,
-                "n": macro_n[m],
-            }
-        )
+        macro = float(np.mean(macro_vals[m]))
+        reps_m = nanmean_rows(macro_reps[m])
+        records.append(metric_row(m, "macro", "macro", macro, reps_m, macro_n[m], level))
     if tests:
         tests.append(_mcnemar_record("all", "all", pooled_b, pooled_c, pooled_pairs))
     metrics = pd.DataFrame.from_records(records, columns=METRIC_COLUMNS)

@@ -48,8 +48,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ScoringError
-from .base import METRIC_COLUMNS, ScoreResult, order_consistency, prediction_labels
-from .stats import mcnemar_exact, percentile_ci, resample_weights, weighted_ratio
+from .base import METRIC_COLUMNS, ScoreResult, metric_row, order_consistency, prediction_labels
+from .stats import mcnemar_exact, resample_weights, weighted_ratio
 
 PREDICTIONS = ("occupation", "participant", "invalid")
 NEEDED = ("context", "pair_id", "gold_role", "pronoun_set", "pronoun_type")
@@ -197,18 +197,7 @@ def score(
     records: list[dict[str, Any]] = []
 
     def record(metric: str, split: str, typ: str, value: float, rep: np.ndarray, n: int) -> None:
-        lo, hi = percentile_ci(rep, level) if not np.isnan(value) else (np.nan, np.nan)
-        records.append(
-            {
-                "metric": metric,
-                "split": split,
-                "type": typ,
-                "value": value,
-                "ci_low": lo,
-                "ci_high": hi,
-                "n": n,
-            }
-        )
+        records.append(metric_row(metric, split, typ, value, rep, n, level))
 
     for key in strata:
         if key[1] == "all":
