@@ -209,8 +209,8 @@ def test_plan_units_cuts_plain_files_and_keeps_streams_whole(tmp_path):
     assert [(u.part, u.parts) for u in parts] == [(0, 3), (1, 3), (2, 3)]
     blocks = [list(read_unit(u, block_size=64)) for u in parts]
     whole = list(read_stream(str(gz), block_size=64))
-    lines = sorted(line for part in blocks for b in part for line in b.splitlines(keepends=True))
-    assert lines == sorted(line for b in whole for line in b.splitlines(keepends=True))
+    lines = sorted(line for part in blocks for b in part for line in bytes(b).splitlines(True))
+    assert lines == sorted(line for b in whole for line in bytes(b).splitlines(keepends=True))
     with pytest.raises(DatasetError, match="no such corpus file"):
         plan_units([tmp_path / "missing.txt"])
     with pytest.raises(DatasetError, match="directory"):
@@ -247,7 +247,9 @@ def test_compressed_inputs_stream_the_same_lines(tmp_path):
         for size in (7, 1000, 1 << 20):  # blocks shorter than a line, a few lines, everything
             blocks = list(read_stream(str(p), block_size=size))
             assert b"".join(blocks) == data
-            assert all(b.endswith(b"\n") for b in blocks)
+            assert all(bytes(b).endswith(b"\n") for b in blocks)
+            # views of a read stay valid while later reads arrive (nothing is reused)
+            assert [bytes(b) for b in blocks] == [bytes(b) for b in read_stream(str(p), size)]
     broken = tmp_path / "broken.txt.gz"
     broken.write_bytes(b"not gzip at all")
     with pytest.raises(DatasetError, match=r"broken\.txt\.gz"):

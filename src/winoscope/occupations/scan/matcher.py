@@ -37,6 +37,8 @@ import numpy as np
 from ..forms import apostrophe_variants, case_variants
 from .counts import CLASSES, SETS, ScanCounts
 
+Buffer = bytes | memoryview  # a block of whole lines; readers hand out views to avoid copies
+
 if TYPE_CHECKING:
     from ..lexicons import Lexicon
 
@@ -283,7 +285,7 @@ def _inside_after(a: np.ndarray, end: np.ndarray, table: np.ndarray) -> np.ndarr
 # --------------------------------------------------------------------------- counting
 
 
-def _find(spec: ScanSpec, which: str, buf: bytes) -> tuple[np.ndarray, ...]:
+def _find(spec: ScanSpec, which: str, buf: Buffer) -> tuple[np.ndarray, ...]:
     dfa, to_spec = automaton(spec, which)
     found = dfa.find_matches_as_indexes(buf)
     m = np.fromiter(chain.from_iterable(found), np.int64, count=3 * len(found)).reshape(-1, 3)
@@ -296,7 +298,7 @@ def _find(spec: ScanSpec, which: str, buf: bytes) -> tuple[np.ndarray, ...]:
     return pid, m[:, 1], a
 
 
-def _initial(buf: bytes, line_starts: np.ndarray, starts: np.ndarray) -> np.ndarray:
+def _initial(buf: Buffer, line_starts: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """True where nothing word-like precedes the match on its line (sentence-initial).
 
     An ASCII letter or digit settles it without decoding; only prefixes without one (empty,
@@ -310,17 +312,17 @@ def _initial(buf: bytes, line_starts: np.ndarray, starts: np.ndarray) -> np.ndar
         elif ascii_word(buf, ls, s) is not None:
             out[i] = False
         else:
-            out[i] = _HAS_WORD.search(buf[ls:s].decode("utf-8", "replace")) is None
+            out[i] = _HAS_WORD.search(str(buf[ls:s], "utf-8", "replace")) is None
     return out
 
 
-def count_block(spec: ScanSpec, buf: bytes, counts: ScanCounts | None = None) -> ScanCounts:
+def count_block(spec: ScanSpec, buf: Buffer, counts: ScanCounts | None = None) -> ScanCounts:
     """Count every sentence of ``buf`` (whole lines, ending with a newline) into ``counts``."""
     counts = counts if counts is not None else spec.new_counts()
     if not buf:
         return counts
-    if not buf.endswith(b"\n"):
-        buf += b"\n"
+    if buf[-1:] != b"\n":
+        buf = bytes(buf) + b"\n"
     pid, start, a = _find(spec, "all", buf)
     newlines = np.flatnonzero(a == NEWLINE)
     counts.lines += len(newlines)
@@ -330,7 +332,7 @@ def count_block(spec: ScanSpec, buf: bytes, counts: ScanCounts | None = None) ->
 
 
 def count_block_occupations(
-    spec: ScanSpec, buf: bytes, counts: ScanCounts | None = None
+    spec: ScanSpec, buf: Buffer, counts: ScanCounts | None = None
 ) -> ScanCounts:
     """Occupation counts only: find the lines that mention an occupation, classify just those.
 
@@ -340,8 +342,8 @@ def count_block_occupations(
     counts = counts if counts is not None else spec.new_counts(full=False)
     if not buf:
         return counts
-    if not buf.endswith(b"\n"):
-        buf += b"\n"
+    if buf[-1:] != b"\n":
+        buf = bytes(buf) + b"\n"
     pid, start, a = _find(spec, "occupations", buf)
     newlines = np.flatnonzero(a == NEWLINE)
     counts.lines += len(newlines)
@@ -368,7 +370,7 @@ def _sorted_unique(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _count_matches(
     spec: ScanSpec,
-    buf: bytes,
+    buf: Buffer,
     newlines: np.ndarray,
     pid: np.ndarray,
     start: np.ndarray,
