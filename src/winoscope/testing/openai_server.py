@@ -25,6 +25,7 @@ import contextlib
 import functools
 import hashlib
 import json
+import ssl
 import threading
 import time
 from collections import Counter
@@ -32,7 +33,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiohttp import web
+import httptools
 
 
 def pick_letter(prompt: str) -> str:
@@ -120,72 +121,211 @@ def _encoded_answer(path: str, model: str, letter: str, logprobs: bool) -> bytes
     return json.dumps(answer_body(path, model, letter, logprobs)).encode("utf-8")
 
 
-def make_app(behaviour: StubBehaviour) -> web.Application:
-    async def handle(request: web.Request) -> web.StreamResponse:
-        behaviour.in_flight += 1
-        behaviour.max_in_flight = max(behaviour.max_in_flight, behaviour.in_flight)
-        try:
-            return await answer(request)
-        finally:
-            behaviour.in_flight -= 1
+@dataclass
+class StubRequest:
+    path: str
+    headers: dict[str, str]  # lower-case names
+    body: bytes
 
-    async def answer(request: web.Request) -> web.StreamResponse:
-        raw = await request.read()
-        try:
-            body = json.loads(raw)
-        except ValueError:
-            return web.json_response({"error": "request body is not JSON"}, status=400)
+
+@dataclass
+class StubReply:
+    status: int = 200
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    drop: bool = False  # close the connection without answering
+
+
+REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
+           405: "Method Not Allowed", 429: "Too Many Requests", 500: "Internal Server Error",
+           503: "Service Unavailable"}  # fmt: skip
+
+
+def _json_reply(payload: dict[str, Any], status: int = 200, **headers: str) -> StubReply:
+    return StubReply(status, json.dumps(payload).encode("utf-8"), headers)
+
+
+async def answer(behaviour: StubBehaviour, request: StubRequest) -> StubReply:
+    """The reply to one request: faults, injected latency, then the answer."""
+    try:
+        body = json.loads(request.body)
         prompt = _prompt_of(body)
-        fault = behaviour.fault_for(prompt)
-        if behaviour.log_calls:
-            behaviour.calls.append(
-                Call(
-                    path=request.path,
-                    prompt=prompt,
-                    model=str(body.get("model", "")),
-                    authorization=request.headers.get("Authorization"),
-                    outcome=fault or "ok",
-                    at=time.time(),
-                )
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return _json_reply({"error": "request body is not an OpenAI request"}, 400)
+    fault = behaviour.fault_for(prompt)
+    auth = request.headers.get("authorization")
+    if behaviour.log_calls:
+        behaviour.calls.append(
+            Call(
+                path=request.path,
+                prompt=prompt,
+                model=str(body.get("model", "")),
+                authorization=auth,
+                outcome=fault or "ok",
+                at=time.time(),
             )
-        if behaviour.latency:
-            await asyncio.sleep(behaviour.latency)
-        auth = request.headers.get("Authorization", "")
-        if fault == "429":
-            return web.json_response(
-                {"error": "rate limited"},
-                status=429,
-                headers={"Retry-After": behaviour.retry_after},
-            )
-        if fault in {"500", "503", "400"}:
-            # Echo the caller's credentials back, as some proxies do: the client must mask them.
-            return web.json_response({"error": f"fault {fault}", "auth": auth}, status=int(fault))
-        if fault == "401":
-            return web.json_response({"error": "bad key", "auth": auth}, status=401)
-        if fault == "timeout":
-            await asyncio.sleep(behaviour.hang)
-        if fault == "drop":
-            assert request.transport is not None
-            request.transport.abort()
-            return web.Response(status=500)
-        if fault == "garbage":
-            return web.Response(body=b"<html>bad gateway", content_type="application/json")
-        if fault == "empty":
-            return web.Response(body=b"", content_type="application/json")
-        if fault == "nochoices":
-            return web.json_response({"object": "chat.completion"})
-        encoded = _encoded_answer(
-            request.path,
-            str(body.get("model", "")),
-            pick_letter(prompt),
-            bool(body.get("logprobs")),
         )
-        return web.Response(body=encoded, content_type="application/json")
+    if behaviour.latency:
+        await asyncio.sleep(behaviour.latency)
+    if fault == "429":
+        return _json_reply({"error": "rate limited"}, 429, **{"Retry-After": behaviour.retry_after})
+    if fault in {"500", "503", "400"}:
+        # Echo the caller's credentials back, as some proxies do: the client must mask them.
+        return _json_reply({"error": f"fault {fault}", "auth": auth or ""}, int(fault))
+    if fault == "401":
+        return _json_reply({"error": "bad key", "auth": auth or ""}, 401)
+    if fault == "timeout":
+        await asyncio.sleep(behaviour.hang)
+    if fault == "drop":
+        return StubReply(drop=True)
+    if fault == "garbage":
+        return StubReply(200, b"<html>bad gateway")
+    if fault == "empty":
+        return StubReply(200, b"")
+    if fault == "nochoices":
+        return _json_reply({"object": "chat.completion"})
+    encoded = _encoded_answer(
+        request.path, str(body.get("model", "")), pick_letter(prompt), bool(body.get("logprobs"))
+    )
+    return StubReply(200, encoded)
 
-    app = web.Application(client_max_size=8 * 1024 * 1024)
-    for path in ("/v1/chat/completions", "/v1/completions"):
-        app.router.add_post(path, handle)
-    return app
+
+def quick_answer(request: StubRequest) -> StubReply | None:
+    """The answer without faults or logging (``None`` for a body that is not a request)."""
+    try:
+        body = json.loads(request.body)
+        prompt = _prompt_of(body)
+        model = str(body.get("model", ""))
+        logprobs = bool(body.get("logprobs"))
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return None
+    return _encoded_reply(request.path, model, pick_letter(prompt), logprobs)
+
+
+@functools.lru_cache(maxsize=256)
+def _encoded_reply(path: str, model: str, letter: str, logprobs: bool) -> StubReply:
+    return StubReply(200, _encoded_answer(path, model, letter, logprobs))
+
+
+PATHS = ("/v1/chat/completions", "/v1/completions")
+
+
+class _StubConnection(asyncio.Protocol):
+    """HTTP/1.1 on one connection: requests parsed by ``httptools``, replies written in order.
+
+    Kept this small so the stand-in server costs little CPU next to the client measured
+    against it (a benchmark on 2 cores shares them between the two).
+    """
+
+    def __init__(self, behaviour: StubBehaviour) -> None:
+        self.behaviour = behaviour
+        self.parser = httptools.HttpRequestParser(self)
+        self.transport: asyncio.Transport | None = None
+        self.url = b""
+        self.headers: dict[str, str] = {}
+        self.chunks: list[bytes] = []
+        self.tail: asyncio.Future[None] | None = None  # the reply written last, for ordering
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserError:
+            assert self.transport is not None
+            self.transport.write(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+            self.transport.close()
+
+    def on_url(self, url: bytes) -> None:
+        self.url += url
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self.headers[name.decode("latin-1").lower()] = value.decode("latin-1")
+
+    def on_body(self, body: bytes) -> None:
+        self.chunks.append(body)
+
+    def on_message_complete(self) -> None:
+        path = httptools.parse_url(self.url).path.decode("latin-1")
+        request = StubRequest(path, self.headers, b"".join(self.chunks))
+        method = self.parser.get_method()
+        keep_alive = self.parser.should_keep_alive()
+        self.url, self.headers, self.chunks = b"", {}, []
+        beh = self.behaviour
+        if (
+            not beh.faults
+            and not beh.log_calls
+            and method == b"POST"
+            and path in PATHS
+            and (self.tail is None or self.tail.done())
+        ):
+            # the benchmark's path: no faults, no call log, so no task per request
+            reply = quick_answer(request)
+            if reply is not None:
+                loop = asyncio.get_running_loop()
+                loop.call_later(beh.latency, self._write, reply, keep_alive)
+                return
+        self.tail = asyncio.ensure_future(self._reply(request, method, keep_alive, self.tail))
+
+    async def _reply(
+        self,
+        request: StubRequest,
+        method: bytes,
+        keep_alive: bool,
+        previous: asyncio.Future[None] | None,
+    ) -> None:
+        beh = self.behaviour
+        beh.in_flight += 1
+        beh.max_in_flight = max(beh.max_in_flight, beh.in_flight)
+        try:
+            if request.path not in PATHS:
+                reply = _json_reply({"error": f"no route {request.path}"}, 404)
+            elif method != b"POST":
+                reply = _json_reply({"error": "POST only"}, 405)
+            else:
+                reply = await answer(beh, request)
+        finally:
+            beh.in_flight -= 1
+        if previous is not None and not previous.done():
+            await previous
+        self._write(reply, keep_alive)
+
+    def _write(self, reply: StubReply, keep_alive: bool) -> None:
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        if reply.drop:
+            transport.abort()
+            return
+        head = [f"HTTP/1.1 {reply.status} {REASONS.get(reply.status, 'Status')}",
+                "Content-Type: application/json", f"Content-Length: {len(reply.body)}",
+                *(f"{k}: {v}" for k, v in reply.headers.items())]  # fmt: skip
+        if not keep_alive:
+            head.append("Connection: close")
+        transport.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + reply.body)
+        if not keep_alive:
+            transport.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.transport = None
+
+
+async def start_server(
+    behaviour: StubBehaviour,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    ssl_context: ssl.SSLContext | None = None,
+) -> asyncio.AbstractServer:
+    loop = asyncio.get_running_loop()
+    return await loop.create_server(
+        lambda: _StubConnection(behaviour),
+        host,
+        port,
+        backlog=4096,
+        reuse_address=True,
+        ssl=ssl_context,
+    )
 
 
 @dataclass
@@ -199,29 +339,30 @@ class RunningServer:
 
 
 @contextlib.contextmanager
-def serve_in_thread(behaviour: StubBehaviour | None = None) -> Iterator[RunningServer]:
-    """Serve on 127.0.0.1 (a free port) from a background thread; yields the base URL."""
+def serve_in_thread(
+    behaviour: StubBehaviour | None = None, ssl_context: ssl.SSLContext | None = None
+) -> Iterator[RunningServer]:
+    """Serve on 127.0.0.1 (a free port) from a background thread; yields the base URL
+    (``https://localhost:PORT/v1`` with an ``ssl_context``)."""
     beh = behaviour or StubBehaviour()
     loop = asyncio.new_event_loop()
     ready = threading.Event()
     state: dict[str, Any] = {}
 
     async def start() -> None:
-        runner = web.AppRunner(make_app(beh), access_log=None)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
-        await site.start()
-        server = site._server
-        assert server is not None
-        state["port"] = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
-        state["runner"] = runner
+        server = await start_server(beh, ssl_context=ssl_context)
+        state["port"] = server.sockets[0].getsockname()[1]
+        state["server"] = server
 
     def main() -> None:
         asyncio.set_event_loop(loop)
         loop.run_until_complete(start())
         ready.set()
         loop.run_forever()
-        loop.run_until_complete(state["runner"].cleanup())
+        state["server"].close()
+        for task in asyncio.all_tasks(loop):
+            task.cancel()
+        loop.run_until_complete(asyncio.sleep(0))
         loop.close()
 
     thread = threading.Thread(target=main, name="openai-stub", daemon=True)
@@ -229,7 +370,8 @@ def serve_in_thread(behaviour: StubBehaviour | None = None) -> Iterator[RunningS
     if not ready.wait(10):
         raise RuntimeError("stub server did not start")
     try:
-        yield RunningServer(f"http://127.0.0.1:{state['port']}/v1", beh)
+        base = "https://localhost" if ssl_context else "http://127.0.0.1"
+        yield RunningServer(f"{base}:{state['port']}/v1", beh)
     finally:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
@@ -248,20 +390,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         retry_after=args.retry_after,
         log_calls=False,
     )
-    loop: asyncio.AbstractEventLoop | None = None
-    with contextlib.suppress(ImportError):
+    try:
         import uvloop
 
         loop = uvloop.new_event_loop()
-    web.run_app(
-        make_app(beh),
-        loop=loop,
-        host="127.0.0.1",
-        port=args.port,
-        access_log=None,
-        print=lambda *_: print(f"listening on http://127.0.0.1:{args.port}/v1", flush=True),
-        backlog=4096,
-    )
+    except ImportError:
+        loop = asyncio.new_event_loop()
+    loop.run_until_complete(start_server(beh, "127.0.0.1", args.port))
+    print(f"listening on http://127.0.0.1:{args.port}/v1", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        loop.run_forever()
 
 
 if __name__ == "__main__":
