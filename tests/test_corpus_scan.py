@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import itertools
+import mmap
 import random
 import re
 from pathlib import Path
@@ -26,6 +27,7 @@ from winoscope.occupations.scan import (
     read_unit,
     scan_corpus,
 )
+from winoscope.occupations.scan.inputs import fill_slots
 
 F, M, T, N = 0, 1, 2, 3  # class columns: female, male, tie, none
 SMALL, MEDIUM, LARGE = 0, 1, 2
@@ -351,6 +353,62 @@ def test_identical_counts_single_multi_process(mixed_corpus, sv_names_spec):
         sv_names_spec, mixed_corpus, workers=2, mode="occupations", block_size=50_000
     )
     assert np.array_equal(single.occupation, occ_only.occupation)
+
+
+@pytest.mark.parametrize("slot_size", [16, 64, 1000])
+@pytest.mark.parametrize("final_newline", [True, False])
+def test_slots_of_a_shared_ring_hold_whole_lines(tmp_path, slot_size, final_newline):
+    """Decompressing into ring slots gives every line once, in order, whole; lines longer than
+    a slot come out as bytes; a last line without a newline gets one."""
+    rng = random.Random(slot_size)
+    lines = [b"x" * rng.choice([0, 1, 5, 15, 16, 17, 40, 200]) for _ in range(300)]
+    data = b"\n".join(lines) + (b"\n" if final_newline else b"")
+    zst = tmp_path / "c.txt.zst"
+    zst.write_bytes(zstandard.ZstdCompressor().compress(data))
+    ring = mmap.mmap(-1, 3 * slot_size)
+    free, held = [0, 1, 2], []
+
+    def acquire() -> int:
+        slot = free.pop()
+        held.append(slot)
+        return slot
+
+    def release(slot: int) -> None:
+        held.remove(slot)
+        free.append(slot)
+
+    out, longs = [], 0
+    for item in fill_slots(str(zst), ring, slot_size, acquire, release):
+        if isinstance(item, bytes):
+            longs += 1
+            block = item
+        else:
+            slot, length = item
+            assert 0 < length <= slot_size and held == [slot]
+            block = ring[slot * slot_size : slot * slot_size + length]
+            release(slot)
+        assert block.endswith(b"\n")
+        out.append(block)
+    assert b"".join(out) == (data if data.endswith(b"\n") else data + b"\n")
+    assert held == [] and sorted(free) == [0, 1, 2]
+    assert (longs > 0) == (slot_size < 400)
+
+
+def test_a_process_pool_decompresses_each_stream_once(mixed_corpus, sv_names_spec, monkeypatch):
+    import winoscope.occupations.scan.run as run
+
+    opened: list[str] = []
+    real = run.fill_slots
+
+    def counting(path, *args):  # type: ignore[no-untyped-def]
+        opened.append(path)
+        return real(path, *args)
+
+    monkeypatch.setattr(run, "fill_slots", counting)
+    streams = mixed_corpus[1:]
+    multi = scan_corpus(sv_names_spec, streams, workers=2, block_size=20_000)
+    assert sorted(opened) == sorted(str(p) for p in streams)
+    assert multi.equals(scan_corpus(sv_names_spec, streams, workers=1))
 
 
 def test_blocks_stay_small_whatever_the_file_size(tmp_path):

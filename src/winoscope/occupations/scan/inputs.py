@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import gzip
 import io
+import mmap
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -24,6 +25,7 @@ from typing import BinaryIO
 from ...errors import DatasetError
 
 BLOCK_SIZE = 8 << 20
+NEWLINE = 0x0A
 CONLLU_FIELDS = ("text", "form", "lemma")
 
 
@@ -217,6 +219,80 @@ def read_stream(
             carry = block[last + 1 :]
         if carry and (k + 1) % parts == part:
             yield carry + b"\n"
+
+
+def fill_slots(
+    path: str,
+    ring: mmap.mmap,
+    slot_size: int,
+    acquire: Callable[[], int],
+    release: Callable[[int], None],
+) -> Iterator[tuple[int, int] | bytes]:
+    """Decompress ``path`` straight into slots of a shared ``ring`` of whole lines.
+
+    For every filled slot (taken with ``acquire``) yields ``(slot, length)``: its first
+    ``length`` bytes are whole lines, each ending with a newline, and the slot belongs to the
+    caller until it calls ``release``. A line longer than a slot is yielded as ``bytes``. The
+    text is decompressed once and copied nowhere else: the workers that count a slot read it
+    in place (the ring is an anonymous shared mapping they inherited by fork).
+    """
+    errors = _decompress_errors()
+
+    def fill(view: memoryview) -> int:
+        """Bytes written into ``view``; fewer than it holds only at the end of the stream."""
+        n = 0
+        while n < len(view):
+            try:
+                k = fh.readinto(view[n:])
+            except errors as exc:
+                raise DatasetError(f"cannot decompress: {exc}", file=path) from None
+            if not k:
+                break
+            n += k
+        return n
+
+    with _open_blocks(path) as fh:
+        carry = b""  # the start of a line the previous slot cut
+        while True:
+            if len(carry) >= slot_size // 2:  # a very long line: finish it outside the ring
+                chunk = bytearray(slot_size)
+                n = fill(memoryview(chunk))
+                text = carry + bytes(chunk[:n])
+                cut = text.rfind(b"\n")
+                if n == 0 or cut == -1:
+                    carry = text
+                    if n == 0:
+                        yield carry + b"\n"
+                        return
+                    continue
+                yield text[: cut + 1]
+                carry = text[cut + 1 :]
+                continue
+            slot = acquire()
+            base = slot * slot_size
+            view = memoryview(ring)[base : base + slot_size]
+            c = len(carry)
+            view[:c] = carry
+            n = fill(view[c:])
+            total = c + n
+            ended = n < slot_size - c
+            if ended and total and view[total - 1] != NEWLINE:
+                view[total] = NEWLINE  # a last line without its newline
+                total += 1
+            view.release()
+            if not total:
+                release(slot)
+                return
+            last = ring.rfind(b"\n", base, base + total)
+            if last == -1:  # no line ends in this slot yet
+                carry = ring[base : base + total]
+                release(slot)
+                continue
+            length = last - base + 1
+            carry = ring[base + length : base + total]
+            yield slot, length
+            if ended:
+                return
 
 
 def read_conllu(path: str, field: str = "text", block_size: int = BLOCK_SIZE) -> Iterator[bytes]:

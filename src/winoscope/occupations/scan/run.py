@@ -5,22 +5,26 @@ whole compressed/CoNLL-U file) and one counting function; partial counts are sum
 result never depends on how the corpus was split or in which order pieces finished.
 
 * ``workers=1``: units one after another in this process;
-* ``workers=N``: a pool of N forked processes, each reading its own units: byte ranges of plain
-  files, every N-th block of a compressed file (each part decompresses the whole stream, which
-  costs a fraction of scanning it and ships no text between processes), whole CoNLL-U files;
+* ``workers=N``: a pool of N forked processes: byte ranges of plain files and whole CoNLL-U
+  files are read by the worker that counts them; a compressed text file is decompressed once,
+  by this process, into slots of shared memory that the workers count in place;
 * ``dask="local"`` or a scheduler address: one Dask task per unit (a ``LocalCluster`` with
-  ``workers`` single-threaded processes, forked where the platform can, for ``local``).
+  ``workers`` single-threaded processes, forked where the platform can, for ``local``); a
+  compressed file is read by as many tasks as workers, each decompressing the whole stream
+  and counting every N-th read of it (nothing to ship between machines). Platforms without
+  ``fork`` do the same in the process pool.
 """
 
 from __future__ import annotations
 
+import mmap
 import multiprocessing as mp
 import os
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
 from .counts import ScanCounts
-from .inputs import BLOCK_SIZE, Unit, plan_units, read_unit
+from .inputs import BLOCK_SIZE, Unit, compression, fill_slots, is_conllu, plan_units, read_unit
 from .matcher import ScanSpec, count_block, count_block_occupations
 
 MODES = ("full", "occupations")
@@ -59,20 +63,118 @@ def _pool_unit(unit: Unit, mode: str, block_size: int) -> ScanCounts:
 
 
 def _context() -> mp.context.BaseContext:
-    methods = mp.get_all_start_methods()
-    return mp.get_context("fork" if "fork" in methods else "spawn")
+    return mp.get_context("fork" if _can_fork() else "spawn")
 
 
 def _scan_pool(
     spec: ScanSpec, units: list[Unit], workers: int, mode: str, block_size: int
 ) -> ScanCounts:
     total = spec.new_counts(full=mode == "full")
-    with ProcessPoolExecutor(
-        workers, mp_context=_context(), initializer=_init_worker, initargs=(spec,)
-    ) as pool:
-        for part in pool.map(_pool_unit, units, [mode] * len(units), [block_size] * len(units)):
-            total.add(part)
+    shared = [u for u in units if _shares_a_ring(u)]
+    others = [u for u in units if not _shares_a_ring(u)]
+    ring = _make_ring(workers, block_size) if shared else None
+    try:
+        with ProcessPoolExecutor(
+            workers, mp_context=_context(), initializer=_init_worker, initargs=(spec,)
+        ) as pool:
+            futures = [pool.submit(_pool_unit, u, mode, block_size) for u in others]
+            if ring is not None:
+                _feed_ring(pool, ring, shared, mode, block_size, total)
+            for f in futures:
+                total.add(f.result())
+    finally:
+        _set_ring(None)
+        if ring is not None:
+            ring.close()
     return total
+
+
+# --------------------------------------------------------------- compressed streams, shared
+
+# One process decompresses each compressed text stream into a ring of slots in an anonymous
+# shared mapping, which the forked workers inherit; a worker counts a slot in place and hands
+# it back. The text is decompressed once, whatever the number of workers (each worker
+# decompressing the whole stream and counting its share would spend ``workers`` times the
+# decompression, more than the scan itself at 8 cores), and it is never copied between
+# processes.
+
+_RING: mmap.mmap | None = None
+_SLOT = 0
+
+
+def _set_ring(ring: mmap.mmap | None, slot_size: int = 0) -> None:
+    global _RING, _SLOT
+    _RING, _SLOT = ring, slot_size
+
+
+def _shares_a_ring(unit: Unit) -> bool:
+    return (
+        unit.end is None
+        and unit.parts == 1
+        and compression(unit.path) is not None
+        and not is_conllu(unit.path)
+        and _can_fork()
+    )
+
+
+def _can_fork() -> bool:
+    return "fork" in mp.get_all_start_methods()
+
+
+def _make_ring(workers: int, block_size: int) -> mmap.mmap:
+    """Slots for every worker plus two being filled, set before the pool forks its workers."""
+    ring = mmap.mmap(-1, (workers + 2) * block_size)
+    _set_ring(ring, block_size)
+    return ring
+
+
+def _count_slot(slot: int, length: int, mode: str) -> ScanCounts:
+    assert _WORKER_SPEC is not None and _RING is not None
+    counts = _WORKER_SPEC.new_counts(full=mode == "full")
+    view = memoryview(_RING)[slot * _SLOT : slot * _SLOT + length]
+    _counter(mode)(_WORKER_SPEC, view, counts)
+    return counts
+
+
+def _count_bytes(block: bytes, mode: str) -> ScanCounts:
+    assert _WORKER_SPEC is not None
+    return _counter(mode)(_WORKER_SPEC, block, _WORKER_SPEC.new_counts(full=mode == "full"))
+
+
+def _feed_ring(
+    pool: ProcessPoolExecutor,
+    ring: mmap.mmap,
+    units: list[Unit],
+    mode: str,
+    block_size: int,
+    total: ScanCounts,
+) -> None:
+    n_slots = len(ring) // block_size
+    free = list(range(n_slots))
+    busy: dict[Future[ScanCounts], int] = {}
+    loose: list[Future[ScanCounts]] = []
+
+    def settle(done: set[Future[ScanCounts]]) -> None:
+        for f in done:
+            total.add(f.result())
+            free.append(busy.pop(f))
+
+    def acquire() -> int:
+        while not free:
+            done, _ = wait(list(busy), return_when=FIRST_COMPLETED)
+            settle(done)
+        return free.pop()
+
+    for unit in units:
+        for item in fill_slots(unit.path, ring, block_size, acquire, free.append):
+            if isinstance(item, bytes):
+                loose.append(pool.submit(_count_bytes, item, mode))
+            else:
+                slot, length = item
+                busy[pool.submit(_count_slot, slot, length, mode)] = slot
+    settle(set(busy))
+    for f in loose:
+        total.add(f.result())
 
 
 # --------------------------------------------------------------------------- dask
@@ -144,7 +246,9 @@ def scan_corpus(
         [os.fspath(p) for p in paths],
         pieces=workers * pieces_per_worker if parallel else 1,
         conllu=conllu,
-        stream_parts=workers if parallel else 1,
+        # a process pool shares one decompression of each stream (see _feed_ring); Dask
+        # workers, which may be on other machines, each read the stream and count a part
+        stream_parts=workers if parallel and (dask is not None or not _can_fork()) else 1,
     )
     if dask is not None:
         return _scan_dask(spec, units, dask, workers, mode, block_size)
