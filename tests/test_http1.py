@@ -45,6 +45,8 @@ class RawServer(asyncio.Protocol):
                 self.transport.close()  # type: ignore[attr-defined]
                 return
             self.transport.write(answer)  # type: ignore[attr-defined]
+            if answer.startswith(b"HTTP/1.0"):
+                self.transport.close()  # type: ignore[attr-defined]
 
 
 def run_against(reply: Replier, bodies: list[bytes], timeout: float = 5.0) -> tuple[list, list]:
@@ -125,6 +127,13 @@ def test_connection_close_and_stale_keep_alive_open_fresh_connections() -> None:
     assert [o.status for o in out[:3]] == [200, 200, 200]
     assert out[2].body == b'{"n": 4}' and len(log) == 4
     assert out[3] == 3  # connections opened: after the close, and after the drop
+
+
+def test_a_body_that_ends_with_the_connection() -> None:
+    replies = [b'HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n{"a": 1}', answer(b"{}")]
+    out, _ = run_against(lambda n, r: replies[n - 1], [b"{}", b"{}"])
+    assert (out[0].status, out[0].body) == (200, b'{"a": 1}')
+    assert out[1].body == b"{}" and out[2] == 2  # the closed connection is not reused
 
 
 def test_broken_answers_raise_clear_errors() -> None:

@@ -89,6 +89,7 @@ class _Connection(asyncio.Protocol):
         self.got_bytes = False
         self.closed = False
         self.keep_alive = True
+        self.until_close = False  # the answer's body runs to the end of the connection
 
     # asyncio callbacks
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -105,6 +106,10 @@ class _Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
+        if self.until_close and exc is None:
+            # a body without length or chunks ends where the server closes (HTTP/1.0 style)
+            self.keep_alive = False
+            self.on_message_complete()
         if self.waiter is not None and not self.waiter.done():
             what = "the server closed the connection before answering"
             self.waiter.set_exception(ConnectionResetError(f"{what}{f': {exc}' if exc else ''}"))
@@ -113,10 +118,19 @@ class _Connection(asyncio.Protocol):
     def on_header(self, name: bytes, value: bytes) -> None:
         self.headers[name.decode("latin-1").lower()] = value.decode("latin-1")
 
+    def on_headers_complete(self) -> None:
+        h = self.headers
+        self.until_close = (
+            "content-length" not in h
+            and "transfer-encoding" not in h
+            and self.parser.get_status_code() not in (204, 304)
+        )
+
     def on_body(self, body: bytes) -> None:
         self.chunks.append(body)
 
     def on_message_complete(self) -> None:
+        self.until_close = False
         body = self.chunks[0] if len(self.chunks) == 1 else b"".join(self.chunks)
         headers = self.headers
         self.chunks, self.headers = [], {}
