@@ -3,6 +3,7 @@ one process, several processes and Dask."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import itertools
 import mmap
@@ -27,7 +28,7 @@ from winoscope.occupations.scan import (
     read_unit,
     scan_corpus,
 )
-from winoscope.occupations.scan.inputs import fill_slots
+from winoscope.occupations.scan.inputs import fill_slots, unit_input_bytes
 
 F, M, T, N = 0, 1, 2, 3  # class columns: female, male, tie, none
 SMALL, MEDIUM, LARGE = 0, 1, 2
@@ -409,6 +410,48 @@ def test_a_process_pool_decompresses_each_stream_once(mixed_corpus, sv_names_spe
     multi = scan_corpus(sv_names_spec, streams, workers=2, block_size=20_000)
     assert sorted(opened) == sorted(str(p) for p in streams)
     assert multi.equals(scan_corpus(sv_names_spec, streams, workers=1))
+
+
+def test_readers_report_every_input_byte(mixed_corpus, tmp_path):
+    """Progress is counted in input-file bytes (compressed ones by their compressed size):
+    the units of a file report exactly its size, whatever the split."""
+    conllu = tmp_path / "s.conllu"
+    conllu.write_text(CONLLU * 200, encoding="utf-8")
+    conllu_zst = tmp_path / "s.conllu.zst"
+    conllu_zst.write_bytes(zstandard.ZstdCompressor().compress(conllu.read_bytes()))
+    for path in [*mixed_corpus, conllu, conllu_zst]:
+        for pieces, parts in ((1, 1), (5, 3)):
+            reported: list[int] = []
+            for unit in plan_units([path], pieces=pieces, min_range=1000, stream_parts=parts):
+                before = sum(reported)
+                for _ in read_unit(unit, block_size=4096, progress=reported.append):
+                    pass
+                assert sum(reported) - before == unit_input_bytes(unit)
+            assert sum(reported) == path.stat().st_size, (path, pieces)
+            assert all(n > 0 for n in reported)
+            if path.suffix == ".txt":  # plain text is reported block by block, as it is read
+                assert len(reported) >= path.stat().st_size // 4096
+
+
+def test_the_scan_bar_reaches_the_corpus_size(mixed_corpus, sv_names_spec, monkeypatch):
+    import winoscope.occupations.scan.run as run
+
+    seen = []
+    real_track = run.track
+
+    @contextlib.contextmanager
+    def spy(description, total, **kw):  # type: ignore[no-untyped-def]
+        with real_track(description, total, **kw) as tracker:
+            seen.append((description, total, tracker))
+            yield tracker
+
+    monkeypatch.setattr(run, "track", spy)
+    size_mb = -(-sum(p.stat().st_size for p in mixed_corpus) // (1 << 20))
+    for workers in (1, 2):
+        scan_corpus(sv_names_spec, mixed_corpus, workers=workers, block_size=20_000)
+        description, total, tracker = seen.pop()
+        assert description == "scanning 3 files (MB)"
+        assert total == size_mb and tracker.done == size_mb
 
 
 def test_blocks_stay_small_whatever_the_file_size(tmp_path):

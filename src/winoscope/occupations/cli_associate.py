@@ -62,6 +62,7 @@ def associate_command(
     conllu: Annotated[
         str, typer.Option(help="CoNLL-U input: use the sentence text, forms or lemmas.")
     ] = "text",
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Count female/male sentences around each occupation in a corpus; write tables and figure."""
     from .corpus_association import associate_corpus
@@ -80,6 +81,7 @@ def associate_command(
             mode="occupations" if occupations_only else "full",
             conllu=conllu,
             out=out,
+            quiet=quiet,
         )
     except WinoscopeError as exc:
         err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)

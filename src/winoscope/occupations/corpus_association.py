@@ -35,6 +35,7 @@ def associate_corpus(
     conllu: str = "text",
     out: str | Path | None = None,
     lexicon: Lexicon | None = None,
+    quiet: bool = False,
 ) -> AssociationResult:
     """Scan ``corpus`` for ``lang``'s occupations and collocates and build the association.
 
@@ -46,7 +47,9 @@ def associate_corpus(
     )
     spec = build_spec(lexicon)
     started = time.perf_counter()
-    counts = scan_corpus(spec, corpus, workers=workers, dask=dask, mode=mode, conllu=conllu)
+    counts = scan_corpus(
+        spec, corpus, workers=workers, dask=dask, mode=mode, conllu=conllu, quiet=quiet
+    )
     elapsed = time.perf_counter() - started
     statistics = None
     if stats is not None:

@@ -25,7 +25,10 @@ from typing import BinaryIO
 from ...errors import DatasetError
 
 BLOCK_SIZE = 8 << 20
+MAX_RANGE = 64 << 20
 NEWLINE = 0x0A
+
+Progress = Callable[[int], None]  # told the bytes of the input file consumed since last time
 CONLLU_FIELDS = ("text", "form", "lemma")
 
 
@@ -96,14 +99,33 @@ def plan_units(
             units += [Unit(path, part=i, parts=stream_parts) for i in range(stream_parts)]
             continue
         size = os.path.getsize(path)
-        n = max(1, min(pieces, size // min_range))
+        # at least ``pieces``, and none above MAX_RANGE: a big file gives a bar that moves and
+        # work that balances over the workers
+        n = max(1, min(max(pieces, -(-size // MAX_RANGE)), size // min_range))
         bounds = [size * i // n for i in range(n + 1)]
         units += [Unit(path, bounds[i], bounds[i + 1]) for i in range(n)]
     return units
 
 
-def read_range(path: str, start: int, end: int, block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
+def read_range(
+    path: str,
+    start: int,
+    end: int,
+    block_size: int = BLOCK_SIZE,
+    progress: Progress | None = None,
+) -> Iterator[bytes]:
     """Blocks of the lines whose first byte lies in ``[start, end)``; each ends with a newline."""
+    if progress is not None:
+        blocks = read_range(path, start, end, block_size)
+        done = 0
+        for block in blocks:
+            yield block
+            step = min(len(block), end - start - done)
+            done += step
+            progress(step)
+        if done < end - start:
+            progress(end - start - done)
+        return
     with open(path, "rb") as fh:
         if start > 0:
             fh.seek(start - 1)
@@ -159,22 +181,55 @@ def _decompress_errors() -> tuple[type[Exception], ...]:
     return (OSError, EOFError, ValueError, zstandard.ZstdError)
 
 
-def _open_blocks(path: str) -> BinaryIO:
-    """Like :func:`open_stream`, but zstd without a Python buffer on top: large reads come
-    straight from the decompressor, one copy fewer (as fast as ``zstd -dc``)."""
-    if compression(path) != "zst":
-        return open_stream(path)
-    import zstandard
+def _open_blocks(path: str) -> tuple[BinaryIO, BinaryIO]:
+    """The decompressed stream and the file under it (whose position tells the progress).
 
+    Unlike :func:`open_stream`, zstd comes without a Python buffer on top: large reads come
+    straight from the decompressor, one copy fewer (as fast as ``zstd -dc``)."""
     try:
-        fh = open(path, "rb")  # noqa: SIM115  (closed by the reader: closefd=True)
+        raw = open(path, "rb")  # noqa: SIM115  (closed with the stream over it)
     except OSError as exc:
         raise DatasetError(f"cannot open: {exc}", file=path) from None
-    return zstandard.ZstdDecompressor().stream_reader(fh, read_size=4 << 20, closefd=True)  # type: ignore[return-value]
+    kind = compression(path)
+    if kind == "zst":
+        import zstandard
+
+        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_size=4 << 20, closefd=True)
+        return reader, raw  # type: ignore[return-value]
+    if kind == "gz":
+        return gzip.GzipFile(fileobj=raw, mode="rb"), raw  # type: ignore[return-value]
+    return raw, raw
+
+
+class _Consumed:
+    """Reports how far into the input file a reader has got, as deltas."""
+
+    def __init__(self, raw: BinaryIO, progress: Progress | None) -> None:
+        self.raw, self.progress, self.last = raw, progress, 0
+
+    def __call__(self) -> None:
+        if self.progress is None:
+            return
+        try:
+            pos = os.lseek(self.raw.fileno(), 0, os.SEEK_CUR)
+        except (OSError, ValueError):
+            return
+        if pos > self.last:
+            self.progress(pos - self.last)
+            self.last = pos
+
+    def finish(self, size: int) -> None:
+        if self.progress is not None and size > self.last:
+            self.progress(size - self.last)
+            self.last = size
 
 
 def read_stream(
-    path: str, block_size: int = BLOCK_SIZE, part: int = 0, parts: int = 1
+    path: str,
+    block_size: int = BLOCK_SIZE,
+    part: int = 0,
+    parts: int = 1,
+    progress: Progress | None = None,
 ) -> Iterator[bytes | memoryview]:
     """Blocks of whole lines of a (possibly compressed) text file.
 
@@ -190,7 +245,9 @@ def read_stream(
     instead would hand one part all the large blocks and the other the short cut lines).
     """
     errors = _decompress_errors()
-    with _open_blocks(path) as fh:
+    fh, raw = _open_blocks(path)
+    consumed = _Consumed(raw, progress if part == 0 else None)
+    with fh, raw:
         carry = b""  # the start of a line that a previous block cut
         k = -1  # index of the current read
         while True:
@@ -198,6 +255,7 @@ def read_stream(
                 block = fh.read(block_size)
             except errors as exc:
                 raise DatasetError(f"cannot decompress: {exc}", file=path) from None
+            consumed()
             if not block:
                 break
             k += 1
@@ -219,6 +277,7 @@ def read_stream(
             carry = block[last + 1 :]
         if carry and (k + 1) % parts == part:
             yield carry + b"\n"
+        consumed.finish(os.fstat(raw.fileno()).st_size)
 
 
 def fill_slots(
@@ -227,6 +286,7 @@ def fill_slots(
     slot_size: int,
     acquire: Callable[[], int],
     release: Callable[[int], None],
+    progress: Progress | None = None,
 ) -> Iterator[tuple[int, int] | bytes]:
     """Decompress ``path`` straight into slots of a shared ``ring`` of whole lines.
 
@@ -249,9 +309,12 @@ def fill_slots(
             if not k:
                 break
             n += k
+        consumed()
         return n
 
-    with _open_blocks(path) as fh:
+    fh, raw = _open_blocks(path)
+    consumed = _Consumed(raw, progress)
+    with fh, raw:
         carry = b""  # the start of a line the previous slot cut
         while True:
             if len(carry) >= slot_size // 2:  # a very long line: finish it outside the ring
@@ -263,6 +326,7 @@ def fill_slots(
                     carry = text
                     if n == 0:
                         yield carry + b"\n"
+                        consumed.finish(os.fstat(raw.fileno()).st_size)
                         return
                     continue
                 yield text[: cut + 1]
@@ -282,6 +346,7 @@ def fill_slots(
             view.release()
             if not total:
                 release(slot)
+                consumed.finish(os.fstat(raw.fileno()).st_size)
                 return
             last = ring.rfind(b"\n", base, base + total)
             if last == -1:  # no line ends in this slot yet
@@ -292,10 +357,16 @@ def fill_slots(
             carry = ring[base + length : base + total]
             yield slot, length
             if ended:
+                consumed.finish(os.fstat(raw.fileno()).st_size)
                 return
 
 
-def read_conllu(path: str, field: str = "text", block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
+def read_conllu(
+    path: str,
+    field: str = "text",
+    block_size: int = BLOCK_SIZE,
+    progress: Progress | None = None,
+) -> Iterator[bytes]:
     """Blocks of sentences of a CoNLL-U file, one sentence per line.
 
     ``text`` uses the ``# text =`` comment (the word forms joined by spaces when it is
@@ -319,8 +390,13 @@ def read_conllu(path: str, field: str = "text", block_size: int = BLOCK_SIZE) ->
             s = " ".join(forms)
         return s.replace("\n", " ").encode("utf-8") + b"\n"
 
-    with open_stream(path) as raw:
-        stream = io.TextIOWrapper(raw, encoding="utf-8", errors="strict", newline="\n")
+    file_size = os.path.getsize(path)
+    fh, raw = _open_blocks(path)
+    if compression(path) == "zst":
+        fh = io.BufferedReader(fh, buffer_size=1 << 20)  # type: ignore[arg-type]
+    consumed = _Consumed(raw, progress)
+    with fh, raw:
+        stream = io.TextIOWrapper(fh, encoding="utf-8", errors="strict", newline="\n")
         try:
             for line in stream:
                 line_no += 1
@@ -333,6 +409,7 @@ def read_conllu(path: str, field: str = "text", block_size: int = BLOCK_SIZE) ->
                     if size >= block_size:
                         yield b"".join(out)
                         out, size = [], 0
+                        consumed()
                     continue
                 if line.startswith("#"):
                     if line.startswith("# text =") or line.startswith("# text="):
@@ -369,11 +446,23 @@ def read_conllu(path: str, field: str = "text", block_size: int = BLOCK_SIZE) ->
         out.append(sentence())
     if out:
         yield b"".join(out)
+    consumed.finish(file_size)
 
 
-def read_unit(unit: Unit, block_size: int = BLOCK_SIZE) -> Iterator[bytes | memoryview]:
+def read_unit(
+    unit: Unit, block_size: int = BLOCK_SIZE, progress: Progress | None = None
+) -> Iterator[bytes | memoryview]:
+    """The blocks of one unit; ``progress`` hears of the input bytes as they are consumed
+    (all of a unit's share by its end, so the parts of one file add up to its size)."""
     if unit.end is not None:
-        return read_range(unit.path, unit.start, unit.end, block_size)
+        return read_range(unit.path, unit.start, unit.end, block_size, progress)
     if is_conllu(unit.path):
-        return read_conllu(unit.path, unit.conllu, block_size)
-    return read_stream(unit.path, block_size, unit.part, unit.parts)
+        return read_conllu(unit.path, unit.conllu, block_size, progress)
+    return read_stream(unit.path, block_size, unit.part, unit.parts, progress)
+
+
+def unit_input_bytes(unit: Unit) -> int:
+    """The input-file bytes a unit accounts for in progress (a stream's first part has all)."""
+    if unit.end is not None:
+        return unit.end - unit.start
+    return os.path.getsize(unit.path) if unit.part == 0 else 0

@@ -20,14 +20,27 @@ from __future__ import annotations
 import mmap
 import multiprocessing as mp
 import os
+import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
+from ...progress import Tracker, track
 from .counts import ScanCounts
-from .inputs import BLOCK_SIZE, Unit, compression, fill_slots, is_conllu, plan_units, read_unit
+from .inputs import (
+    BLOCK_SIZE,
+    Progress,
+    Unit,
+    compression,
+    fill_slots,
+    is_conllu,
+    plan_units,
+    read_unit,
+    unit_input_bytes,
+)
 from .matcher import ScanSpec, count_block, count_block_occupations
 
 MODES = ("full", "occupations")
+MB = 1 << 20
 
 
 def _counter(mode: str) -> Callable[[ScanSpec, bytes, ScanCounts | None], ScanCounts]:
@@ -37,14 +50,36 @@ def _counter(mode: str) -> Callable[[ScanSpec, bytes, ScanCounts | None], ScanCo
 
 
 def scan_unit(
-    spec: ScanSpec, unit: Unit, mode: str = "full", block_size: int = BLOCK_SIZE
+    spec: ScanSpec,
+    unit: Unit,
+    mode: str = "full",
+    block_size: int = BLOCK_SIZE,
+    progress: Progress | None = None,
 ) -> ScanCounts:
     """Counts of one unit of work (runs in any process or Dask worker)."""
     count = _counter(mode)
     counts = spec.new_counts(full=mode == "full")
-    for block in read_unit(unit, block_size):
+    for block in read_unit(unit, block_size, progress):
         count(spec, block, counts)
     return counts
+
+
+class _InputBar:
+    """A progress bar over the corpus files' bytes, shown in MB; safe to feed from the
+    executor's callback thread and the main thread at once."""
+
+    def __init__(self, tracker: Tracker) -> None:
+        self.tracker, self.pending, self.lock = tracker, 0, threading.Lock()
+
+    def __call__(self, nbytes: int) -> None:
+        with self.lock:
+            self.pending += nbytes
+            mb, self.pending = divmod(self.pending, MB)
+            if mb:
+                self.tracker.advance(mb)
+
+    def unit_done(self, unit: Unit) -> Callable[[Future[ScanCounts]], None]:
+        return lambda _future: self(unit_input_bytes(unit))
 
 
 # --------------------------------------------------------------------------- process pool
@@ -67,7 +102,7 @@ def _context() -> mp.context.BaseContext:
 
 
 def _scan_pool(
-    spec: ScanSpec, units: list[Unit], workers: int, mode: str, block_size: int
+    spec: ScanSpec, units: list[Unit], workers: int, mode: str, block_size: int, bar: _InputBar
 ) -> ScanCounts:
     total = spec.new_counts(full=mode == "full")
     shared = [u for u in units if _shares_a_ring(u)]
@@ -77,9 +112,12 @@ def _scan_pool(
         with ProcessPoolExecutor(
             workers, mp_context=_context(), initializer=_init_worker, initargs=(spec,)
         ) as pool:
-            futures = [pool.submit(_pool_unit, u, mode, block_size) for u in others]
+            futures = []
+            for u in others:
+                futures.append(pool.submit(_pool_unit, u, mode, block_size))
+                futures[-1].add_done_callback(bar.unit_done(u))
             if ring is not None:
-                _feed_ring(pool, ring, shared, mode, block_size, total)
+                _feed_ring(pool, ring, shared, mode, block_size, total, bar)
             for f in futures:
                 total.add(f.result())
     finally:
@@ -148,6 +186,7 @@ def _feed_ring(
     mode: str,
     block_size: int,
     total: ScanCounts,
+    bar: _InputBar,
 ) -> None:
     n_slots = len(ring) // block_size
     free = list(range(n_slots))
@@ -166,7 +205,7 @@ def _feed_ring(
         return free.pop()
 
     for unit in units:
-        for item in fill_slots(unit.path, ring, block_size, acquire, free.append):
+        for item in fill_slots(unit.path, ring, block_size, acquire, free.append, bar):
             if isinstance(item, bytes):
                 loose.append(pool.submit(_count_bytes, item, mode))
             else:
@@ -181,7 +220,13 @@ def _feed_ring(
 
 
 def _scan_dask(
-    spec: ScanSpec, units: list[Unit], address: str, workers: int, mode: str, block_size: int
+    spec: ScanSpec,
+    units: list[Unit],
+    address: str,
+    workers: int,
+    mode: str,
+    block_size: int,
+    bar: _InputBar,
 ) -> ScanCounts:
     import dask
     from distributed import Client, LocalCluster
@@ -208,9 +253,13 @@ def _scan_dask(
             block_size=block_size,
             pure=False,
         )
+        from distributed import as_completed
+
         total = spec.new_counts(full=mode == "full")
-        for part in client.gather(futures):
-            total.add(part)
+        unit_of = {f.key: u for f, u in zip(futures, units, strict=True)}
+        for future in as_completed(futures):
+            total.add(future.result())
+            bar(unit_input_bytes(unit_of[future.key]))
         return total
     finally:
         client.close()
@@ -231,12 +280,14 @@ def scan_corpus(
     conllu: str = "text",
     block_size: int = BLOCK_SIZE,
     pieces_per_worker: int = 4,
+    quiet: bool = False,
 ) -> ScanCounts:
     """Scan every corpus file and return the summed counts.
 
     ``workers`` is the number of processes (0 or less: every core); ``dask`` a scheduler
     address or ``"local"``. ``mode="occupations"`` counts only sentences that mention an
-    occupation (faster; no corpus-wide share q).
+    occupation (faster; no corpus-wide share q). A progress bar over the input files' MB
+    (compressed files by their compressed size) is drawn on a terminal unless ``quiet``.
     """
     _counter(mode)
     if workers <= 0:
@@ -250,11 +301,20 @@ def scan_corpus(
         # workers, which may be on other machines, each read the stream and count a part
         stream_parts=workers if parallel and (dask is not None or not _can_fork()) else 1,
     )
-    if dask is not None:
-        return _scan_dask(spec, units, dask, workers, mode, block_size)
-    if workers == 1:
-        total = spec.new_counts(full=mode == "full")
-        for u in units:
-            total.add(scan_unit(spec, u, mode, block_size))
-        return total
-    return _scan_pool(spec, units, workers, mode, block_size)
+    size = sum(unit_input_bytes(u) for u in units)
+    n_files = len({u.path for u in units})
+    label = f"scanning {n_files} file{'s' * (n_files != 1)} (MB)"
+    size_mb = -(-size // MB)
+    with track(label, size_mb, quiet=quiet) as tracker:
+        bar = _InputBar(tracker)
+        if dask is not None:
+            total = _scan_dask(spec, units, dask, workers, mode, block_size, bar)
+        elif workers == 1:
+            total = spec.new_counts(full=mode == "full")
+            for u in units:
+                total.add(scan_unit(spec, u, mode, block_size, bar))
+        else:
+            total = _scan_pool(spec, units, workers, mode, block_size, bar)
+        if tracker.done < size_mb:  # the last part of an MB
+            tracker.advance(size_mb - tracker.done)
+    return total
