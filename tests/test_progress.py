@@ -49,3 +49,11 @@ def test_quiet_or_not_a_terminal_prints_nothing(capsys) -> None:
     captured = capsys.readouterr()
     assert captured.err == "" and captured.out == ""
     assert bar.done == 2 and bar.errors == 1
+
+
+def test_bar_without_an_error_count() -> None:
+    console, buf = terminal()
+    with track("scanning 1 file (MB)", 5, console=console, errors=False) as bar:
+        bar.advance(5)
+    text = buf.getvalue()
+    assert "5/5" in text and "errors" not in text

@@ -58,12 +58,14 @@ def track(
     quiet: bool = False,
     completed: int = 0,
     console: Console | None = None,
+    errors: bool = True,
 ) -> Iterator[Tracker]:
     """A bar for ``total`` steps, ``completed`` of them already done (answers from the store).
 
     The bar counts only the steps left, so a resumed run's rate and ETA are honest; the
     description says how many were stored. ``console`` forces where the bar is drawn; by
     default it is drawn on stderr only when that is a terminal and ``quiet`` is False.
+    ``errors=False`` leaves out the error count (for work that has no failed steps).
     """
     if console is None and not should_show(quiet):
         yield Tracker(None, None, completed)
@@ -72,7 +74,7 @@ def track(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[errors]} errors"),
+        *([TextColumn("{task.fields[errors]} errors")] if errors else []),
         RateColumn(),
         TimeElapsedColumn(),
         TimeRemainingColumn(),

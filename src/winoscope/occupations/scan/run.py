@@ -305,7 +305,7 @@ def scan_corpus(
     n_files = len({u.path for u in units})
     label = f"scanning {n_files} file{'s' * (n_files != 1)} (MB)"
     size_mb = -(-size // MB)
-    with track(label, size_mb, quiet=quiet) as tracker:
+    with track(label, size_mb, quiet=quiet, errors=False) as tracker:
         bar = _InputBar(tracker)
         if dask is not None:
             total = _scan_dask(spec, units, dask, workers, mode, block_size, bar)
