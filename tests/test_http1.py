@@ -13,9 +13,9 @@ from collections.abc import Callable
 import pytest
 import trustme
 
+from test_openai_backend import make_requests
 from winoscope.backends import create_backend
 from winoscope.backends.http1 import ConnectionPool, Endpoint, HttpProtocolError
-from winoscope.protocols.forced_choice import UK_DEFAULT, ChoiceRow, build_requests
 from winoscope.records import Request
 from winoscope.testing.openai_server import StubBehaviour, pick_letter, serve_in_thread
 
@@ -164,27 +164,13 @@ def test_endpoint_parsing() -> None:
 # ---------------------------------------------------------------------- the backend on top
 
 
-def requests(n: int) -> list[Request]:
-    rows = [
-        ChoiceRow(
-            row_id=f"r{i}",
-            item_id=f"i{i}",
-            sentence=f"Лікар {i} найняв секретарку, бо він поспішав.",
-            pronoun="він",
-            options=(("лікар", "target", ()), ("секретарка", "distractor", ())),
-        )
-        for i in range(n)
-    ]
-    return build_requests(rows, UK_DEFAULT)
-
-
 def test_https_with_a_trusted_ca(tmp_path, monkeypatch) -> None:
     ca = trustme.CA()
     server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ca.issue_cert("localhost", "127.0.0.1").configure_cert(server_ctx)
     pem = tmp_path / "ca.pem"
     ca.cert_pem.write_to_path(str(pem))
-    reqs = requests(3)
+    reqs = make_requests(3)
     with serve_in_thread(ssl_context=server_ctx) as srv:
         assert srv.url.startswith("https://localhost:")
         # without the CA the certificate is refused, for every request
@@ -207,12 +193,12 @@ def test_spliced_request_bodies_equal_the_payload() -> None:
     )
     for mode in ("chat", "letters", "chat-letters"):
         b = create_backend("openai:m", base_url="http://x/v1", mode=mode, system='Ти "суддя"')
-        for r in [*requests(2), tricky]:
+        for r in [*make_requests(2), tricky]:
             assert json.loads(b.encode(r)) == b.payload(r)
 
 
 def test_stub_fast_path_answers_like_the_full_one() -> None:
-    reqs = requests(20)
+    reqs = make_requests(20)
     with serve_in_thread(StubBehaviour(log_calls=False, latency=0.01)) as srv:
         out = {r.request_id: r for r in create_backend("openai:m", base_url=srv.url).respond(reqs)}
     assert all(out[q.request_id].text == pick_letter(q.prompt) for q in reqs)
