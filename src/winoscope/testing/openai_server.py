@@ -135,6 +135,18 @@ class StubReply:
     headers: dict[str, str] = field(default_factory=dict)
     drop: bool = False  # close the connection without answering
 
+    def encoded(self, keep_alive: bool) -> bytes:
+        """Status line, headers and body as sent (kept: quick replies are shared objects)."""
+        cache = self.__dict__.setdefault("_encoded", {})
+        if keep_alive not in cache:
+            head = [f"HTTP/1.1 {self.status} {REASONS.get(self.status, 'Status')}",
+                    "Content-Type: application/json", f"Content-Length: {len(self.body)}",
+                    *(f"{k}: {v}" for k, v in self.headers.items())]  # fmt: skip
+            if not keep_alive:
+                head.append("Connection: close")
+            cache[keep_alive] = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + self.body
+        return cache[keep_alive]
+
 
 REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
            405: "Method Not Allowed", 429: "Too Many Requests", 500: "Internal Server Error",
@@ -222,7 +234,7 @@ class _StubConnection(asyncio.Protocol):
         self.parser = httptools.HttpRequestParser(self)
         self.transport: asyncio.Transport | None = None
         self.url = b""
-        self.headers: dict[str, str] = {}
+        self.raw_headers: list[tuple[bytes, bytes]] = []  # decoded only when a reply needs them
         self.chunks: list[bytes] = []
         self.tail: asyncio.Future[None] | None = None  # the reply written last, for ordering
 
@@ -241,17 +253,19 @@ class _StubConnection(asyncio.Protocol):
         self.url += url
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self.headers[name.decode("latin-1").lower()] = value.decode("latin-1")
+        self.raw_headers.append((name, value))
 
     def on_body(self, body: bytes) -> None:
         self.chunks.append(body)
 
     def on_message_complete(self) -> None:
-        path = httptools.parse_url(self.url).path.decode("latin-1")
-        request = StubRequest(path, self.headers, b"".join(self.chunks))
+        url = self.url
+        path = (url if b"?" not in url else httptools.parse_url(url).path).decode("latin-1")
+        body = self.chunks[0] if len(self.chunks) == 1 else b"".join(self.chunks)
+        raw_headers = self.raw_headers
         method = self.parser.get_method()
         keep_alive = self.parser.should_keep_alive()
-        self.url, self.headers, self.chunks = b"", {}, []
+        self.url, self.raw_headers, self.chunks = b"", [], []
         beh = self.behaviour
         if (
             not beh.faults
@@ -261,11 +275,13 @@ class _StubConnection(asyncio.Protocol):
             and (self.tail is None or self.tail.done())
         ):
             # the benchmark's path: no faults, no call log, so no task per request
-            reply = quick_answer(request)
+            reply = quick_answer(StubRequest(path, {}, body))
             if reply is not None:
                 loop = asyncio.get_running_loop()
                 loop.call_later(beh.latency, self._write, reply, keep_alive)
                 return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in raw_headers}
+        request = StubRequest(path, headers, body)
         self.tail = asyncio.ensure_future(self._reply(request, method, keep_alive, self.tail))
 
     async def _reply(
@@ -298,12 +314,7 @@ class _StubConnection(asyncio.Protocol):
         if reply.drop:
             transport.abort()
             return
-        head = [f"HTTP/1.1 {reply.status} {REASONS.get(reply.status, 'Status')}",
-                "Content-Type: application/json", f"Content-Length: {len(reply.body)}",
-                *(f"{k}: {v}" for k, v in reply.headers.items())]  # fmt: skip
-        if not keep_alive:
-            head.append("Connection: close")
-        transport.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + reply.body)
+        transport.write(reply.encoded(keep_alive))
         if not keep_alive:
             transport.close()
 
