@@ -26,7 +26,9 @@ err_console = Console(stderr=True)
 
 
 def _fail(exc: Exception) -> None:
-    err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True, markup=True)
+    err_console.print(
+        f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True, markup=True
+    )
     raise typer.Exit(2)
 
 

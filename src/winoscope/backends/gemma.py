@@ -106,7 +106,7 @@ def ensure_float_model(root: Path | None = None, *, notify: Callable[[str], None
             raise BackendError(f"gemma: cannot read {gguf.name}: {exc}") from exc
         # save_pretrained refuses a model loaded from GGUF while it still looks quantised;
         # its tensors are already dequantised floats.
-        model.hf_quantizer = None
+        model.hf_quantizer = None  # type: ignore[assignment]
         with suppress(AttributeError):
             del model.config.quantization_config
         out = work / "model"

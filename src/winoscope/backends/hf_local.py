@@ -263,11 +263,11 @@ class HFLocalBackend:
             runs.extend([idx] if fits else [[i] for i in idx])
         for idx in runs:
             start = time.perf_counter()
-            values = continuation_logprobs(
+            scored = continuation_logprobs(
                 lm.model, [prompts[i] for i in idx], [conts[i] for i in idx], lm.pad_id
             )
             each = (time.perf_counter() - start) / len(idx)
-            for i, v in zip(idx, values, strict=True):
+            for i, v in zip(idx, scored, strict=True):
                 yield self._scored(requests[i], tuple(v), each)
 
     def _scored(self, req: Request, values: tuple[float, ...], latency: float) -> Response:

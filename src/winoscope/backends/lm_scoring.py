@@ -42,14 +42,14 @@ def _right_pad(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor
 
 
 @cache
-def _cache_argument(forward_type: type) -> str:
+def _cache_argument(forward_type: Any) -> str:
     """The forward argument that takes a key/value cache (``cache`` in newer transformers)."""
     params = inspect.signature(forward_type.forward).parameters
     return "cache" if "cache" in params else "past_key_values"
 
 
 @cache
-def _takes_logits_to_keep(forward_type: type) -> bool:
+def _takes_logits_to_keep(forward_type: Any) -> bool:
     return "logits_to_keep" in inspect.signature(forward_type.forward).parameters
 
 
@@ -66,7 +66,7 @@ def _prompt_pass(
         raise BackendError("cannot score an empty prompt (no tokens)")
     ids, mask = _right_pad(prompts, pad_id)
     last = mask.sum(dim=1) - 1
-    if _takes_logits_to_keep(type(model)):
+    if _takes_logits_to_keep(model.__class__):
         # Project only the positions that are read: with a large vocabulary the output layer
         # over every position costs more than the rest of the model.
         keep = torch.unique(last)
@@ -120,7 +120,7 @@ def continuation_logprobs(
         attention_mask=mask,
         position_ids=positions,
         use_cache=True,
-        **{_cache_argument(type(model)): kv},
+        **{_cache_argument(model.__class__): kv},
     ).logits
     logp = torch.log_softmax(logits.float(), dim=-1)
     k = 0

@@ -68,6 +68,7 @@ RESOLUTION_METRICS = ("accuracy", "gender_parity", "occupation_share", "option_o
 
 Totals = Mapping[str, np.ndarray]
 MetricFn = Callable[[Totals], np.ndarray]
+SizeFn = Callable[[Totals], float]  # the n a metric's value is computed over
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -139,7 +140,7 @@ def _need(table: pd.DataFrame, columns: tuple[str, ...], source: str) -> None:
 
 def _bootstrap(
     stats: pd.DataFrame,
-    metrics: dict[tuple[str, str, str], tuple[MetricFn, Callable[[Totals], float]]],
+    metrics: dict[tuple[str, str, str], tuple[MetricFn, SizeFn]],
     *,
     n_boot: int,
     seed: int,
@@ -281,7 +282,7 @@ def score_nli(
     def n_all(t: Totals) -> float:
         return float(t["n"][0])
 
-    metrics: dict[tuple[str, str, str], tuple[MetricFn, Callable[[Totals], float]]] = {
+    metrics: dict[tuple[str, str, str], tuple[MetricFn, SizeFn]] = {
         ("accuracy", "all", "all"): (lambda t: _ratio(t["k"], t["n"]), n_all),
         ("macro_f1", "all", "all"): (macro_f1, n_all),
         ("krippendorff_alpha", "all", "all"): (
@@ -314,18 +315,21 @@ def score_nli(
 
 
 def _add_pronoun_accuracy(
-    metrics: dict[tuple[str, str, str], tuple[MetricFn, Callable[[Totals], float]]],
+    metrics: dict[tuple[str, str, str], tuple[MetricFn, SizeFn]],
 ) -> None:
     def acc(p: str) -> MetricFn:
         return lambda t: _ratio(t[f"k_{p}"], t[f"n_{p}"])
 
+    def n_of(*columns: str) -> SizeFn:
+        return lambda t: float(sum(t[c][0] for c in columns))
+
+    def gap(p: str) -> MetricFn:
+        return lambda t: acc(p)(t) - acc("han")(t)
+
     for p in PRONOUNS:
-        metrics[("accuracy", "pronoun", p)] = (acc(p), lambda t, p=p: float(t[f"n_{p}"][0]))
+        metrics[("accuracy", "pronoun", p)] = (acc(p), n_of(f"n_{p}"))
     for p in ("hon", "hen"):
-        metrics[("accuracy_gap", "pronoun", f"{p}-han")] = (
-            lambda t, p=p: acc(p)(t) - acc("han")(t),
-            lambda t, p=p: float(t[f"n_{p}"][0] + t["n_han"][0]),
-        )
+        metrics[("accuracy_gap", "pronoun", f"{p}-han")] = (gap(p), n_of(f"n_{p}", "n_han"))
 
 
 def check_roles(table: pd.DataFrame, source: str = "predictions") -> pd.Series:
@@ -375,7 +379,7 @@ def score_resolution(
     def occ(p: str) -> MetricFn:
         return lambda t: _ratio(t[f"occ_{p}"], t[f"valid_{p}"])
 
-    metrics: dict[tuple[str, str, str], tuple[MetricFn, Callable[[Totals], float]]] = {
+    metrics: dict[tuple[str, str, str], tuple[MetricFn, SizeFn]] = {
         ("accuracy", "all", "all"): (lambda t: _ratio(t["k"], t["n"]), n_all),
         ("gender_parity", "all", "all"): (
             lambda t: _ratio(t["par_k"], t["par_n"]),
@@ -392,11 +396,12 @@ def score_resolution(
             lambda t: float(t["oc_n"][0]),
         )
     _add_pronoun_accuracy(metrics)
+
+    def valid(p: str) -> SizeFn:
+        return lambda t: float(t[f"valid_{p}"][0])
+
     for p in PRONOUNS:
-        metrics[("occupation_share", "pronoun", p)] = (
-            occ(p),
-            lambda t, p=p: float(t[f"valid_{p}"][0]),
-        )
+        metrics[("occupation_share", "pronoun", p)] = (occ(p), valid(p))
     metrics[("occupation_share_gap", "pronoun", "hon-han")] = (
         lambda t: occ("hon")(t) - occ("han")(t),
         lambda t: float(t["valid_hon"][0] + t["valid_han"][0]),

@@ -31,7 +31,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import httptools
 
@@ -362,7 +362,7 @@ def serve_in_thread(
 
     async def start() -> None:
         server = await start_server(beh, ssl_context=ssl_context)
-        state["port"] = server.sockets[0].getsockname()[1]
+        state["port"] = cast(asyncio.Server, server).sockets[0].getsockname()[1]
         state["server"] = server
 
     def main() -> None:
@@ -401,6 +401,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         retry_after=args.retry_after,
         log_calls=False,
     )
+    loop: asyncio.AbstractEventLoop
     try:
         import uvloop
 

@@ -20,7 +20,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO, cast
 
 from ...errors import DatasetError
 
@@ -181,7 +181,7 @@ def _decompress_errors() -> tuple[type[Exception], ...]:
     return (OSError, EOFError, ValueError, zstandard.ZstdError)
 
 
-def _open_blocks(path: str) -> tuple[BinaryIO, BinaryIO]:
+def _open_blocks(path: str) -> tuple[io.BufferedIOBase, BinaryIO]:
     """The decompressed stream and the file under it (whose position tells the progress).
 
     Unlike :func:`open_stream`, zstd comes without a Python buffer on top: large reads come
@@ -195,10 +195,10 @@ def _open_blocks(path: str) -> tuple[BinaryIO, BinaryIO]:
         import zstandard
 
         reader = zstandard.ZstdDecompressor().stream_reader(raw, read_size=4 << 20, closefd=True)
-        return reader, raw  # type: ignore[return-value]
+        return cast(io.BufferedIOBase, reader), raw
     if kind == "gz":
-        return gzip.GzipFile(fileobj=raw, mode="rb"), raw  # type: ignore[return-value]
-    return raw, raw
+        return gzip.GzipFile(fileobj=raw, mode="rb"), raw
+    return cast(io.BufferedIOBase, raw), raw
 
 
 class _Consumed:
@@ -393,10 +393,10 @@ def read_conllu(
     file_size = os.path.getsize(path)
     fh, raw = _open_blocks(path)
     if compression(path) == "zst":
-        fh = io.BufferedReader(fh, buffer_size=1 << 20)  # type: ignore[arg-type]
+        fh = io.BufferedReader(cast(Any, fh), buffer_size=1 << 20)
     consumed = _Consumed(raw, progress)
     with fh, raw:
-        stream = io.TextIOWrapper(fh, encoding="utf-8", errors="strict", newline="\n")
+        stream = io.TextIOWrapper(cast(Any, fh), encoding="utf-8", errors="strict", newline="\n")
         try:
             for line in stream:
                 line_no += 1

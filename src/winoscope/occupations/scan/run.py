@@ -37,13 +37,13 @@ from .inputs import (
     read_unit,
     unit_input_bytes,
 )
-from .matcher import ScanSpec, count_block, count_block_occupations
+from .matcher import Buffer, ScanSpec, count_block, count_block_occupations
 
 MODES = ("full", "occupations")
 MB = 1 << 20
 
 
-def _counter(mode: str) -> Callable[[ScanSpec, bytes, ScanCounts | None], ScanCounts]:
+def _counter(mode: str) -> Callable[[ScanSpec, Buffer, ScanCounts | None], ScanCounts]:
     if mode not in MODES:
         raise ValueError(f"scan mode must be one of {MODES}, got {mode!r}")
     return count_block if mode == "full" else count_block_occupations
