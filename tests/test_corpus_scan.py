@@ -7,8 +7,11 @@ import contextlib
 import gzip
 import itertools
 import mmap
+import os
 import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -452,6 +455,26 @@ def test_the_scan_bar_reaches_the_corpus_size(mixed_corpus, sv_names_spec, monke
         description, total, tracker = seen.pop()
         assert description == "scanning 3 files (MB)"
         assert total == size_mb and tracker.done == size_mb
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="glibc's mallopt")
+def test_dask_workers_malloc_setting_is_lifted_for_a_scan_and_put_back():
+    """A worker whose nanny set MALLOC_TRIM_THRESHOLD_ gets larger thresholds for the scan and
+    its own back after; a process without the variable is left alone."""
+    code = (
+        "from winoscope.occupations.scan.run import worker_malloc_for_scanning as f;"
+        "print(f(True), f(False))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_TRIM_THRESHOLD_"}
+    for extra, expected in (
+        ({"MALLOC_TRIM_THRESHOLD_": "65536"}, "True True"),
+        ({}, "False False"),
+    ):
+        out = subprocess.run(
+            [sys.executable, "-c", code], env={**env, **extra}, capture_output=True, text=True
+        )
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip() == expected
 
 
 def test_blocks_stay_small_whatever_the_file_size(tmp_path):

@@ -17,6 +17,8 @@ result never depends on how the corpus was split or in which order pieces finish
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import mmap
 import multiprocessing as mp
 import os
@@ -243,7 +245,9 @@ def _scan_dask(
         client = Client(cluster)
     else:
         client = Client(address)
+    tuned = False
     try:
+        tuned = any(client.run(worker_malloc_for_scanning, True).values())
         [spec_future] = client.scatter([spec], broadcast=True)
         futures = client.map(
             scan_unit,
@@ -262,9 +266,40 @@ def _scan_dask(
             bar(unit_input_bytes(unit_of[future.key]))
         return total
     finally:
+        if tuned:
+            with contextlib.suppress(Exception):
+                client.run(worker_malloc_for_scanning, False)
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def worker_malloc_for_scanning(scanning: bool) -> bool:
+    """On a Dask worker whose nanny set ``MALLOC_TRIM_THRESHOLD_`` (distributed does, to hand
+    freed memory back to the system), let glibc keep the scan's block-sized buffers during a
+    scan, and put the worker's setting back after it.
+
+    That variable turns off glibc's adaptive mmap threshold, so every 8 MB block and every
+    array derived from it is mapped afresh and page-faulted in again: the scan ran about 35%
+    slower on such workers (5.3-5.9 s against 4.0 s per GB on 2 cores). Returns whether
+    anything was changed (not glibc, or no such variable: nothing is).
+    """
+    setting = os.environ.get("MALLOC_TRIM_THRESHOLD_")
+    if setting is None or not setting.isdigit():
+        return False
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return False
+    m_trim_threshold, m_mmap_threshold = -1, -3  # mallopt parameters (malloc.h)
+    if scanning:
+        ok = libc.mallopt(m_trim_threshold, 512 << 20) and libc.mallopt(m_mmap_threshold, 32 << 20)
+    else:
+        ok = libc.mallopt(m_trim_threshold, int(setting)) and libc.mallopt(
+            m_mmap_threshold, 128 << 10
+        )
+        libc.malloc_trim(0)
+    return bool(ok)
 
 
 # --------------------------------------------------------------------------- entry point
