@@ -3,7 +3,6 @@ one process, several processes and Dask."""
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import itertools
 import mmap
@@ -437,24 +436,25 @@ def test_readers_report_every_input_byte(mixed_corpus, tmp_path):
 
 
 def test_the_scan_bar_reaches_the_corpus_size(mixed_corpus, sv_names_spec, monkeypatch):
+    """Every byte of every file is reported once, by whichever path read it: the process
+    itself, the pool's workers (a shared counter), the ring's decompressor, Dask's tasks."""
     import winoscope.occupations.scan.run as run
 
-    seen = []
-    real_track = run.track
+    bars = []
+    real_bar = run._InputBar
 
-    @contextlib.contextmanager
-    def spy(description, total, **kw):  # type: ignore[no-untyped-def]
-        with real_track(description, total, **kw) as tracker:
-            seen.append((description, total, tracker))
-            yield tracker
+    def spy(tracker):  # type: ignore[no-untyped-def]
+        bars.append(real_bar(tracker))
+        return bars[-1]
 
-    monkeypatch.setattr(run, "track", spy)
-    size_mb = -(-sum(p.stat().st_size for p in mixed_corpus) // (1 << 20))
-    for workers in (1, 2):
-        scan_corpus(sv_names_spec, mixed_corpus, workers=workers, block_size=20_000)
-        description, total, tracker = seen.pop()
-        assert description == "scanning 3 files (MB)"
-        assert total == size_mb and tracker.done == size_mb
+    monkeypatch.setattr(run, "_InputBar", spy)
+    size = sum(p.stat().st_size for p in mixed_corpus)
+    big = mixed_corpus[0].stat().st_size
+    for workers, paths in ((1, mixed_corpus), (2, mixed_corpus), (2, mixed_corpus[:1])):
+        scan_corpus(sv_names_spec, paths, workers=workers, block_size=20_000, pieces_per_worker=3)
+        bar = bars.pop()
+        assert bar.seen == (size if len(paths) == 3 else big)
+        assert bar.tracker.done == -(-bar.seen // (1 << 20))
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="glibc's mallopt")

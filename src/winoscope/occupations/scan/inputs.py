@@ -25,7 +25,6 @@ from typing import Any, BinaryIO, cast
 from ...errors import DatasetError
 
 BLOCK_SIZE = 8 << 20
-MAX_RANGE = 64 << 20
 NEWLINE = 0x0A
 
 Progress = Callable[[int], None]  # told the bytes of the input file consumed since last time
@@ -99,9 +98,7 @@ def plan_units(
             units += [Unit(path, part=i, parts=stream_parts) for i in range(stream_parts)]
             continue
         size = os.path.getsize(path)
-        # at least ``pieces``, and none above MAX_RANGE: a big file gives a bar that moves and
-        # work that balances over the workers
-        n = max(1, min(max(pieces, -(-size // MAX_RANGE)), size // min_range))
+        n = max(1, min(pieces, size // min_range))
         bounds = [size * i // n for i in range(n + 1)]
         units += [Unit(path, bounds[i], bounds[i + 1]) for i in range(n)]
     return units

@@ -23,8 +23,9 @@ import mmap
 import multiprocessing as mp
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any
 
 from ...progress import Tracker, track
 from .counts import ScanCounts
@@ -72,31 +73,64 @@ class _InputBar:
 
     def __init__(self, tracker: Tracker) -> None:
         self.tracker, self.pending, self.lock = tracker, 0, threading.Lock()
+        self.seen = 0  # bytes reported in all
 
     def __call__(self, nbytes: int) -> None:
         with self.lock:
+            self.seen += nbytes
             self.pending += nbytes
             mb, self.pending = divmod(self.pending, MB)
             if mb:
                 self.tracker.advance(mb)
 
-    def unit_done(self, unit: Unit) -> Callable[[Future[ScanCounts]], None]:
-        return lambda _future: self(unit_input_bytes(unit))
-
 
 # --------------------------------------------------------------------------- process pool
 
 _WORKER_SPEC: ScanSpec | None = None
+_WORKER_READ: Any = None  # a shared counter of the input bytes the workers have read
 
 
-def _init_worker(spec: ScanSpec) -> None:
-    global _WORKER_SPEC
-    _WORKER_SPEC = spec
+def _init_worker(spec: ScanSpec, read: Any = None) -> None:
+    global _WORKER_SPEC, _WORKER_READ
+    _WORKER_SPEC, _WORKER_READ = spec, read
+
+
+def _add_read(nbytes: int) -> None:
+    with _WORKER_READ.get_lock():
+        _WORKER_READ.value += nbytes
 
 
 def _pool_unit(unit: Unit, mode: str, block_size: int) -> ScanCounts:
     assert _WORKER_SPEC is not None
-    return scan_unit(_WORKER_SPEC, unit, mode, block_size)
+    progress = _add_read if _WORKER_READ is not None else None
+    return scan_unit(_WORKER_SPEC, unit, mode, block_size, progress)
+
+
+@contextlib.contextmanager
+def _watching(read: Any, bar: _InputBar, every: float = 0.25) -> Iterator[None]:
+    """Pass the workers' shared byte count on to the bar, a few times a second."""
+    stop = threading.Event()
+    seen = 0
+
+    def move() -> None:
+        nonlocal seen
+        now = read.value
+        if now > seen:
+            bar(now - seen)
+            seen = now
+
+    def watch() -> None:
+        while not stop.wait(every):
+            move()
+
+    thread = threading.Thread(target=watch, name="winoscope-scan-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        move()
 
 
 def _context() -> mp.context.BaseContext:
@@ -110,14 +144,15 @@ def _scan_pool(
     shared = [u for u in units if _shares_a_ring(u)]
     others = [u for u in units if not _shares_a_ring(u)]
     ring = _make_ring(workers, block_size) if shared else None
+    read = _context().Value("q", 0)  # workers add the bytes they read, per block
     try:
-        with ProcessPoolExecutor(
-            workers, mp_context=_context(), initializer=_init_worker, initargs=(spec,)
-        ) as pool:
-            futures = []
-            for u in others:
-                futures.append(pool.submit(_pool_unit, u, mode, block_size))
-                futures[-1].add_done_callback(bar.unit_done(u))
+        with (
+            ProcessPoolExecutor(
+                workers, mp_context=_context(), initializer=_init_worker, initargs=(spec, read)
+            ) as pool,
+            _watching(read, bar),
+        ):
+            futures = [pool.submit(_pool_unit, u, mode, block_size) for u in others]
             if ring is not None:
                 _feed_ring(pool, ring, shared, mode, block_size, total, bar)
             for f in futures:
