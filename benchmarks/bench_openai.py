@@ -24,15 +24,16 @@ it injects no faults) runs in its own process so it does not share the client's 
 Timings on a shared or busy machine are noisy: run it more than once and read the ratios, which
 are measured in the same run.
 
-Measured 2026-11-30 on 2 quiet cores, lm-eval 0.4.13 in its own venv:
+Measured 2026-11-30 on 2 quiet cores, lm-eval 0.4.13 in its own venv, two runs:
 
-    concurrency   fraction of ideal   ours/lm-eval   CPU per request (client, server)
-         1            0.984             1.04x          latency-bound
-         8            0.983             1.03x          latency-bound
-        64            0.965             1.16x          87 us, 88 us
-       256            0.912             1.84x          53 us, 46 us
-    with the response store (one SQLite commit per answer), 256: 0.863
-    rerun of a finished 10k run: 0 requests; 0.7% of the first run's time
+    concurrency   fraction of ideal   ours/lm-eval    CPU per request (client, server)
+         1          0.984 / 0.985     1.04x / 1.04x   latency-bound
+         8          0.983 / 0.985     1.03x / 1.02x   latency-bound
+        64          0.965 / 0.975     1.16x / 1.13x   55-87 us, 56-88 us
+       256          0.912 / 0.920     1.84x / 1.64x   41-53 us, 35-46 us
+    with the response store (one SQLite commit per answer), 256: 0.863 / 0.886
+    rerun of a finished 10k run: 0 requests; 0.7% / 0.8% of the first run's time
+    at 5 ms latency (client cost dominates): 1.33x / 1.21x / 1.93x / 4.74x lm-eval
 
 At 1, 8 and 64 in flight lm-eval itself reaches 0.83-0.96 of the ideal, so no client can be
 1.5 times faster there; the ratio says something only where lm-eval's client cost shows (256).
