@@ -129,6 +129,13 @@ def test_connection_close_and_stale_keep_alive_open_fresh_connections() -> None:
     assert out[3] == 3  # connections opened: after the close, and after the drop
 
 
+def test_interim_answers_are_skipped() -> None:
+    interim = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 102 Processing\r\n\r\n"
+    out, _ = run_against(lambda n, r: interim + answer(b'{"ok": 1}'), [b"{}", b"{}"])
+    assert [(o.status, o.body) for o in out[:2]] == [(200, b'{"ok": 1}')] * 2
+    assert out[2] == 1
+
+
 def test_a_body_that_ends_with_the_connection() -> None:
     replies = [b'HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n{"a": 1}', answer(b"{}")]
     out, _ = run_against(lambda n, r: replies[n - 1], [b"{}", b"{}"])

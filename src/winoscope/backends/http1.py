@@ -131,6 +131,9 @@ class _Connection(asyncio.Protocol):
 
     def on_message_complete(self) -> None:
         self.until_close = False
+        if 100 <= self.parser.get_status_code() < 200:  # an interim answer: the real one follows
+            self.chunks, self.headers = [], {}
+            return
         body = self.chunks[0] if len(self.chunks) == 1 else b"".join(self.chunks)
         headers = self.headers
         self.chunks, self.headers = [], {}
