@@ -263,3 +263,29 @@ def test_answers_match_the_server_and_are_in_the_predictions(tmp_path: Path) -> 
         assert pred.loc[r.row_id, f"answer_{r.order}"] == pick_letter(r.prompt), r.request_id
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["responses"]["asked"] == len(reqs)
+
+
+def test_content_hash_is_pinned() -> None:
+    """Stored answers are keyed by this hash: it must not change between versions, and it
+    covers only what the model sees (kind, prompt, option labels and texts)."""
+    from winoscope.records import Option, Request
+
+    def make(**kw: object) -> Request:
+        base: dict = dict(
+            request_id="x",
+            kind="choice",
+            prompt="Хто «він»? A або B",
+            options=(Option("A", "лікар", "target"), Option("B", "медсестра", "distractor")),
+            row_id="r",
+            item_id="i",
+        )
+        return Request(**{**base, **kw})
+
+    pinned = "0481caa39b2f445d48ae79094bc4e236345edd4a39d4c65b3185e57176dadb23"
+    assert make().content_hash == pinned
+    same = make(request_id="y", row_id="s", item_id="j", order="BA", meta={"a": 1})
+    assert same.content_hash == pinned
+    roles = (Option("A", "лікар", "distractor", ("лікарка",)), Option("B", "медсестра", "target"))
+    assert make(options=roles).content_hash == pinned
+    assert make(prompt="Хто «вона»? A або B").content_hash != pinned
+    assert make(kind="nli").content_hash != pinned

@@ -13,6 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+# one encoder for every hash (json.dumps with options builds a new one per call)
+_CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
+
 RequestKind = Literal["choice", "nli", "coref"]
 
 
@@ -59,7 +62,7 @@ class Request:
             "prompt": self.prompt,
             "options": [[o.label, o.text] for o in self.options],
         }
-        blob = json.dumps(payload, ensure_ascii=False, sort_keys=True).encode("utf-8")
+        blob = _CANONICAL.encode(payload).encode("utf-8")
         return hashlib.sha256(blob).hexdigest()
 
     def option(self, label: str) -> Option | None:
