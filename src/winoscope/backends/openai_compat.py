@@ -22,7 +22,8 @@ general one, which is what keeps 256 requests in flight at the server's pace on 
 exponential backoff and full jitter (``backoff * 2**attempt``, capped, times a uniform draw) up
 to ``max_retries`` times, then become ``Response(error=...)`` for that request. 401, 403 and
 404 stop the run with a :class:`BackendError` (a wrong key, model or URL fails every request
-the same way). Other 4xx answers are per-request errors without retry.
+the same way), and so does a TLS certificate that cannot be verified. Other 4xx answers are
+per-request errors without retry.
 
 The API key is read from the environment variable named by ``api_key_env`` (default
 ``OPENAI_API_KEY``) when the backend starts; it is sent only in the ``Authorization`` header,
@@ -42,6 +43,7 @@ import json
 import math
 import os
 import random
+import ssl
 import threading
 import time
 from collections import deque
@@ -376,6 +378,13 @@ class OpenAIBackend:
                 last, wait = str(exc), exc.wait
             except RequestFailed as exc:
                 return self._error(req, str(exc))
+            except ssl.SSLCertVerificationError as exc:
+                # every request would fail the same way: stop, as for a wrong key or URL
+                raise BackendError(
+                    f"{url}: the server's TLS certificate is not trusted "
+                    f"({exc.verify_message}); if it is signed by a private CA, point "
+                    "SSL_CERT_FILE at that CA's certificate"
+                ) from None
             except TimeoutError:
                 last = f"timed out after {self.timeout:g} s"
             except (HttpProtocolError, ConnectionError, OSError) as exc:
