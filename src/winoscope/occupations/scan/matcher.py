@@ -395,21 +395,23 @@ def _count_matches(
 
     # sentence classes per collocate set, for the lines that have any collocate
     has_col = col > 0
-    code = col[has_col] - 1
-    gender, level = code // 3, code % 3
-    counts.hits += np.bincount(gender * 3 + level, minlength=6).reshape(2, 3)
+    code = col[has_col] - 1  # 3 * gender + level
+    counts.hits += np.bincount(code, minlength=6).reshape(2, 3)
     col_lines, inverse = _sorted_unique(line[has_col])
     n_col = len(col_lines)
-    classes = np.full((len(SETS), n_col), 3, np.int64)
-    for k in range(len(SETS)):
-        in_set = level <= k
-        fem = np.bincount(inverse[in_set & (gender == 0)], minlength=n_col)
-        mal = np.bincount(inverse[in_set & (gender == 1)], minlength=n_col)
-        classes[k] = np.where(fem > mal, 0, np.where(mal > fem, 1, np.where(fem > 0, 2, 3)))
-        if whole:
-            per_class = np.bincount(classes[k], minlength=4)
-            per_class[3] += len(newlines) - n_col
-            counts.totals[k] += per_class
+    # collocate tokens per line by gender and level in one count; the nested sets (small within
+    # medium within large) are its running sum over the levels
+    tokens = np.bincount(code * n_col + inverse, minlength=6 * n_col).reshape(2, 3, n_col)
+    fem, mal = np.cumsum(tokens, axis=1)  # each (sets, lines)
+    more = fem - mal
+    classes = np.where(more > 0, 0, np.where(more < 0, 1, 2 + (fem == 0)))
+    if whole:
+        n_sets, n_classes = len(SETS), len(CLASSES)
+        cells = np.arange(n_sets)[:, None] * n_classes + classes
+        per_class = np.bincount(cells.ravel(), minlength=n_sets * n_classes)
+        per_class = per_class.reshape(n_sets, n_classes)
+        per_class[:, 3] += len(newlines) - n_col
+        counts.totals += per_class
 
     for ids, n_ids, target in (
         (occ, spec.n_occupations, counts.occupation),
