@@ -115,10 +115,30 @@ def answer_body(path: str, model: str, letter: str, logprobs: bool) -> dict[str,
     return {**base, "object": "text_completion", "choices": [choice]}
 
 
+def _read_request(raw: bytes) -> tuple[dict[str, Any], str] | None:
+    """The JSON body of a request and its prompt; ``None`` when it is not an OpenAI request."""
+    try:
+        body = json.loads(raw)
+        return body, _prompt_of(body)
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return None
+
+
+def _answer_key(path: str, body: dict[str, Any], prompt: str) -> tuple[str, str, str, bool]:
+    """What the answer depends on: endpoint, model, the letter picked, log-probabilities."""
+    return path, str(body.get("model", "")), pick_letter(prompt), bool(body.get("logprobs"))
+
+
 @functools.lru_cache(maxsize=256)
-def _encoded_answer(path: str, model: str, letter: str, logprobs: bool) -> bytes:
-    """The answer body, encoded once per distinct answer (keeps the server off the hot path)."""
-    return json.dumps(answer_body(path, model, letter, logprobs)).encode("utf-8")
+def _answer_reply(path: str, model: str, letter: str, logprobs: bool) -> StubReply:
+    """The answer, built once per distinct answer (a shared object: never changed)."""
+    return StubReply(200, json.dumps(answer_body(path, model, letter, logprobs)).encode("utf-8"))
+
+
+@functools.lru_cache(maxsize=512)
+def _answer_bytes(path: str, model: str, letter: str, logprobs: bool, keep_alive: bool) -> bytes:
+    """The answer as sent, encoded once (keeps the benchmark's server off the hot path)."""
+    return _answer_reply(path, model, letter, logprobs).encoded(keep_alive)
 
 
 @dataclass
@@ -136,16 +156,13 @@ class StubReply:
     drop: bool = False  # close the connection without answering
 
     def encoded(self, keep_alive: bool) -> bytes:
-        """Status line, headers and body as sent (kept: quick replies are shared objects)."""
-        cache = self.__dict__.setdefault("_encoded", {})
-        if keep_alive not in cache:
-            head = [f"HTTP/1.1 {self.status} {REASONS.get(self.status, 'Status')}",
-                    "Content-Type: application/json", f"Content-Length: {len(self.body)}",
-                    *(f"{k}: {v}" for k, v in self.headers.items())]  # fmt: skip
-            if not keep_alive:
-                head.append("Connection: close")
-            cache[keep_alive] = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + self.body
-        return cache[keep_alive]
+        """Status line, headers and body as sent."""
+        head = [f"HTTP/1.1 {self.status} {REASONS.get(self.status, 'Status')}",
+                "Content-Type: application/json", f"Content-Length: {len(self.body)}",
+                *(f"{k}: {v}" for k, v in self.headers.items())]  # fmt: skip
+        if not keep_alive:
+            head.append("Connection: close")
+        return ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + self.body
 
 
 REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
@@ -159,11 +176,10 @@ def _json_reply(payload: dict[str, Any], status: int = 200, **headers: str) -> S
 
 async def answer(behaviour: StubBehaviour, request: StubRequest) -> StubReply:
     """The reply to one request: faults, injected latency, then the answer."""
-    try:
-        body = json.loads(request.body)
-        prompt = _prompt_of(body)
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+    parsed = _read_request(request.body)
+    if parsed is None:
         return _json_reply({"error": "request body is not an OpenAI request"}, 400)
+    body, prompt = parsed
     fault = behaviour.fault_for(prompt)
     auth = request.headers.get("authorization")
     if behaviour.log_calls:
@@ -196,27 +212,7 @@ async def answer(behaviour: StubBehaviour, request: StubRequest) -> StubReply:
         return StubReply(200, b"")
     if fault == "nochoices":
         return _json_reply({"object": "chat.completion"})
-    encoded = _encoded_answer(
-        request.path, str(body.get("model", "")), pick_letter(prompt), bool(body.get("logprobs"))
-    )
-    return StubReply(200, encoded)
-
-
-def quick_answer(request: StubRequest) -> StubReply | None:
-    """The answer without faults or logging (``None`` for a body that is not a request)."""
-    try:
-        body = json.loads(request.body)
-        prompt = _prompt_of(body)
-        model = str(body.get("model", ""))
-        logprobs = bool(body.get("logprobs"))
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-        return None
-    return _encoded_reply(request.path, model, pick_letter(prompt), logprobs)
-
-
-@functools.lru_cache(maxsize=256)
-def _encoded_reply(path: str, model: str, letter: str, logprobs: bool) -> StubReply:
-    return StubReply(200, _encoded_answer(path, model, letter, logprobs))
+    return _answer_reply(*_answer_key(request.path, body, prompt))
 
 
 PATHS = ("/v1/chat/completions", "/v1/completions")
@@ -275,10 +271,10 @@ class _StubConnection(asyncio.Protocol):
             and (self.tail is None or self.tail.done())
         ):
             # the benchmark's path: no faults, no call log, so no task per request
-            reply = quick_answer(StubRequest(path, {}, body))
-            if reply is not None:
-                loop = asyncio.get_running_loop()
-                loop.call_later(beh.latency, self._write, reply, keep_alive)
+            parsed = _read_request(body)
+            if parsed is not None:
+                data = _answer_bytes(*_answer_key(path, *parsed), keep_alive)
+                asyncio.get_running_loop().call_later(beh.latency, self._send, data, keep_alive)
                 return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in raw_headers}
         request = StubRequest(path, headers, body)
@@ -308,13 +304,17 @@ class _StubConnection(asyncio.Protocol):
         self._write(reply, keep_alive)
 
     def _write(self, reply: StubReply, keep_alive: bool) -> None:
+        if reply.drop:
+            if self.transport is not None:
+                self.transport.abort()
+            return
+        self._send(reply.encoded(keep_alive), keep_alive)
+
+    def _send(self, data: bytes, keep_alive: bool) -> None:
         transport = self.transport
         if transport is None or transport.is_closing():
             return
-        if reply.drop:
-            transport.abort()
-            return
-        transport.write(reply.encoded(keep_alive))
+        transport.write(data)
         if not keep_alive:
             transport.close()
 
