@@ -131,12 +131,12 @@ class _Connection(asyncio.Protocol):
 
     def on_message_complete(self) -> None:
         self.until_close = False
-        if 100 <= self.parser.get_status_code() < 200:  # an interim answer: the real one follows
-            self.chunks, self.headers = [], {}
-            return
-        body = self.chunks[0] if len(self.chunks) == 1 else b"".join(self.chunks)
-        headers = self.headers
+        chunks, headers = self.chunks, self.headers
         self.chunks, self.headers = [], {}
+        status = self.parser.get_status_code()
+        if 100 <= status < 200:  # an interim answer: the real one follows
+            return
+        body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         self.keep_alive = self.parser.should_keep_alive()
         waiter, self.waiter = self.waiter, None
         if waiter is None or waiter.done():
@@ -146,7 +146,7 @@ class _Connection(asyncio.Protocol):
         except HttpProtocolError as exc:
             waiter.set_exception(exc)
             return
-        waiter.set_result(HttpAnswer(self.parser.get_status_code(), headers, body))
+        waiter.set_result(HttpAnswer(status, headers, body))
 
     # ours
     def _fail(self, exc: Exception) -> None:

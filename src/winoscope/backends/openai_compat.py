@@ -17,10 +17,12 @@ Requests run concurrently on one asyncio loop (a background thread, uvloop when 
 ``respond`` stays a plain iterator) with at most ``concurrency`` in flight, spread round-robin
 over every base URL; a retry goes to the next URL. They go over keep-alive connections of
 :mod:`.http1`, a small HTTP/1.1 client that costs about a third of the CPU per request of a
-general one, which is what keeps 256 requests in flight at the server's pace on two cores. HTTP 429 waits for ``Retry-After`` (seconds or an HTTP date);
-5xx, 408, timeouts, dropped connections and unreadable or empty bodies are retried with
-exponential backoff and full jitter (``backoff * 2**attempt``, capped, times a uniform draw) up
-to ``max_retries`` times, then become ``Response(error=...)`` for that request. 401, 403 and
+general one, which is what keeps 256 requests in flight at the server's pace on two cores.
+
+HTTP 429 waits for ``Retry-After`` (seconds or an HTTP date); 5xx, 408, timeouts, dropped
+connections and unreadable or empty bodies are retried with exponential backoff and full jitter
+(``backoff * 2**attempt``, capped, times a uniform draw) up to ``max_retries`` times, then
+become ``Response(error=...)`` for that request. 401, 403 and
 404 stop the run with a :class:`BackendError` (a wrong key, model or URL fails every request
 the same way), and so does a TLS certificate that cannot be verified. Other 4xx answers are
 per-request errors without retry.
