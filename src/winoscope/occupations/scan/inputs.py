@@ -203,6 +203,7 @@ class _Consumed:
 
     def __init__(self, raw: BinaryIO, progress: Progress | None) -> None:
         self.raw, self.progress, self.last = raw, progress, 0
+        self.size = os.fstat(raw.fileno()).st_size if progress is not None else 0
 
     def __call__(self) -> None:
         if self.progress is None:
@@ -215,10 +216,11 @@ class _Consumed:
             self.progress(pos - self.last)
             self.last = pos
 
-    def finish(self, size: int) -> None:
-        if self.progress is not None and size > self.last:
-            self.progress(size - self.last)
-            self.last = size
+    def finish(self) -> None:
+        """The reader is done: the rest of the file counts as read."""
+        if self.progress is not None and self.size > self.last:
+            self.progress(self.size - self.last)
+            self.last = self.size
 
 
 def read_stream(
@@ -274,7 +276,7 @@ def read_stream(
             carry = block[last + 1 :]
         if carry and (k + 1) % parts == part:
             yield carry + b"\n"
-        consumed.finish(os.fstat(raw.fileno()).st_size)
+        consumed.finish()
 
 
 def fill_slots(
@@ -319,12 +321,11 @@ def fill_slots(
                 n = fill(memoryview(chunk))
                 text = carry + bytes(chunk[:n])
                 cut = text.rfind(b"\n")
-                if n == 0 or cut == -1:
+                if cut == -1:  # the line goes on, or the stream ends inside it
                     carry = text
                     if n == 0:
                         yield carry + b"\n"
-                        consumed.finish(os.fstat(raw.fileno()).st_size)
-                        return
+                        break
                     continue
                 yield text[: cut + 1]
                 carry = text[cut + 1 :]
@@ -343,8 +344,7 @@ def fill_slots(
             view.release()
             if not total:
                 release(slot)
-                consumed.finish(os.fstat(raw.fileno()).st_size)
-                return
+                break
             last = ring.rfind(b"\n", base, base + total)
             if last == -1:  # no line ends in this slot yet
                 carry = ring[base : base + total]
@@ -354,8 +354,8 @@ def fill_slots(
             carry = ring[base + length : base + total]
             yield slot, length
             if ended:
-                consumed.finish(os.fstat(raw.fileno()).st_size)
-                return
+                break
+        consumed.finish()
 
 
 def read_conllu(
@@ -387,7 +387,6 @@ def read_conllu(
             s = " ".join(forms)
         return s.replace("\n", " ").encode("utf-8") + b"\n"
 
-    file_size = os.path.getsize(path)
     fh, raw = _open_blocks(path)
     if compression(path) == "zst":
         fh = io.BufferedReader(cast(Any, fh), buffer_size=1 << 20)
@@ -443,7 +442,7 @@ def read_conllu(
         out.append(sentence())
     if out:
         yield b"".join(out)
-    consumed.finish(file_size)
+    consumed.finish()
 
 
 def read_unit(

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..forms import apostrophe_variants, case_variants
 from .counts import CLASSES, SETS, ScanCounts
+from .inputs import NEWLINE
 
 Buffer = bytes | memoryview  # a block of whole lines; readers hand out views to avoid copies
 
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
     from ..lexicons import Lexicon
 
 GENDERS = ("female", "male")
-NEWLINE = 10
 _SENTINEL = 0x10000  # code point slot for characters outside the BMP: never a word character
 _HAS_WORD = re.compile(r"\w")
 _ASCII_WORD = re.compile(rb"[0-9A-Za-z_]")
