@@ -204,14 +204,11 @@ def _make_ring(workers: int, block_size: int) -> mmap.mmap:
 
 
 def _count_slot(slot: int, length: int, mode: str) -> ScanCounts:
-    assert _WORKER_SPEC is not None and _RING is not None
-    counts = _WORKER_SPEC.new_counts(full=mode == "full")
-    view = memoryview(_RING)[slot * _SLOT : slot * _SLOT + length]
-    _counter(mode)(_WORKER_SPEC, view, counts)
-    return counts
+    assert _RING is not None
+    return _count_block(memoryview(_RING)[slot * _SLOT : slot * _SLOT + length], mode)
 
 
-def _count_bytes(block: bytes, mode: str) -> ScanCounts:
+def _count_block(block: Buffer, mode: str) -> ScanCounts:
     assert _WORKER_SPEC is not None
     return _counter(mode)(_WORKER_SPEC, block, _WORKER_SPEC.new_counts(full=mode == "full"))
 
@@ -244,7 +241,7 @@ def _feed_ring(
     for unit in units:
         for item in fill_slots(unit.path, ring, block_size, acquire, free.append, bar):
             if isinstance(item, bytes):
-                loose.append(pool.submit(_count_bytes, item, mode))
+                loose.append(pool.submit(_count_block, item, mode))
             else:
                 slot, length = item
                 busy[pool.submit(_count_slot, slot, length, mode)] = slot
