@@ -321,14 +321,24 @@ def count_block(spec: ScanSpec, buf: Buffer, counts: ScanCounts | None = None) -
     counts = counts if counts is not None else spec.new_counts()
     if not buf:
         return counts
+    buf, pid, start, newlines = _scan_lines(spec, "all", buf, counts)
+    _count_matches(spec, buf, newlines, pid, start, counts, whole=True)
+    return counts
+
+
+def _scan_lines(
+    spec: ScanSpec, which: str, buf: Buffer, counts: ScanCounts
+) -> tuple[Buffer, np.ndarray, np.ndarray, np.ndarray]:
+    """Find ``which`` patterns in a block of lines (given a last newline if it lacks one) and
+    count its lines and bytes; returns the block, the matches' patterns and starts, and the
+    positions of its newlines."""
     if buf[-1:] != b"\n":
         buf = bytes(buf) + b"\n"
-    pid, start, a = _find(spec, "all", buf)
+    pid, start, a = _find(spec, which, buf)
     newlines = np.flatnonzero(a == NEWLINE)
     counts.lines += len(newlines)
     counts.bytes += len(buf)
-    _count_matches(spec, buf, newlines, pid, start, counts, whole=True)
-    return counts
+    return buf, pid, start, newlines
 
 
 def count_block_occupations(
@@ -342,12 +352,7 @@ def count_block_occupations(
     counts = counts if counts is not None else spec.new_counts(full=False)
     if not buf:
         return counts
-    if buf[-1:] != b"\n":
-        buf = bytes(buf) + b"\n"
-    pid, start, a = _find(spec, "occupations", buf)
-    newlines = np.flatnonzero(a == NEWLINE)
-    counts.lines += len(newlines)
-    counts.bytes += len(buf)
+    buf, pid, start, newlines = _scan_lines(spec, "occupations", buf, counts)
     if len(pid):
         lines = np.unique(np.searchsorted(newlines, start))
         begins = np.where(lines > 0, newlines[np.maximum(lines - 1, 0)] + 1, 0)
