@@ -71,6 +71,11 @@ MetricFn = Callable[[Totals], np.ndarray]
 SizeFn = Callable[[Totals], float]  # the n a metric's value is computed over
 
 
+def _size_of(*columns: str) -> SizeFn:
+    """The n of a metric: the sum of these totals columns (one value per replicate row 0)."""
+    return lambda t: float(sum(t[c][0] for c in columns))
+
+
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -279,8 +284,7 @@ def score_nli(
             [_f1(t[f"tp_{lab}"], t[f"fp_{lab}"], t[f"fn_{lab}"]) for lab in NLI_LABELS]
         )
 
-    def n_all(t: Totals) -> float:
-        return float(t["n"][0])
+    n_all = _size_of("n")
 
     metrics: dict[tuple[str, str, str], tuple[MetricFn, SizeFn]] = {
         ("accuracy", "all", "all"): (lambda t: _ratio(t["k"], t["n"]), n_all),
@@ -291,14 +295,14 @@ def score_nli(
         ),
         ("gender_parity", "all", "all"): (
             lambda t: _ratio(t["par_k"], t["par_n"]),
-            lambda t: float(t["par_n"][0]),
+            _size_of("par_n"),
         ),
         ("entailment_rate", "all", "all"): (lambda t: _ratio(t["ent"], t["n"]), n_all),
     }
     if "oc_n" in stats.columns:
         metrics[("option_order_consistency", "all", "all")] = (
             lambda t: _ratio(t["oc_k"], t["oc_n"]),
-            lambda t: float(t["oc_n"][0]),
+            _size_of("oc_n"),
         )
     _add_pronoun_accuracy(metrics)
     frame = _bootstrap(stats, metrics, n_boot=n_boot, seed=seed, level=level)
@@ -320,16 +324,13 @@ def _add_pronoun_accuracy(
     def acc(p: str) -> MetricFn:
         return lambda t: _ratio(t[f"k_{p}"], t[f"n_{p}"])
 
-    def n_of(*columns: str) -> SizeFn:
-        return lambda t: float(sum(t[c][0] for c in columns))
-
     def gap(p: str) -> MetricFn:
         return lambda t: acc(p)(t) - acc("han")(t)
 
     for p in PRONOUNS:
-        metrics[("accuracy", "pronoun", p)] = (acc(p), n_of(f"n_{p}"))
+        metrics[("accuracy", "pronoun", p)] = (acc(p), _size_of(f"n_{p}"))
     for p in ("hon", "hen"):
-        metrics[("accuracy_gap", "pronoun", f"{p}-han")] = (gap(p), n_of(f"n_{p}", "n_han"))
+        metrics[("accuracy_gap", "pronoun", f"{p}-han")] = (gap(p), _size_of(f"n_{p}", "n_han"))
 
 
 def check_roles(table: pd.DataFrame, source: str = "predictions") -> pd.Series:
@@ -373,8 +374,7 @@ def score_resolution(
     par = _parity_stats(scored, "template_id", "prediction_role", ROLES[:2])
     stats = pd.concat([stats, par[[CLUSTER, "par_n", "par_k"]]], ignore_index=True).fillna(0.0)
 
-    def n_all(t: Totals) -> float:
-        return float(t["n"][0])
+    n_all = _size_of("n")
 
     def occ(p: str) -> MetricFn:
         return lambda t: _ratio(t[f"occ_{p}"], t[f"valid_{p}"])
@@ -383,28 +383,25 @@ def score_resolution(
         ("accuracy", "all", "all"): (lambda t: _ratio(t["k"], t["n"]), n_all),
         ("gender_parity", "all", "all"): (
             lambda t: _ratio(t["par_k"], t["par_n"]),
-            lambda t: float(t["par_n"][0]),
+            _size_of("par_n"),
         ),
         ("occupation_share", "all", "all"): (
             lambda t: _ratio(t["occ"], t["valid"]),
-            lambda t: float(t["valid"][0]),
+            _size_of("valid"),
         ),
     }
     if "oc_n" in stats.columns:
         metrics[("option_order_consistency", "all", "all")] = (
             lambda t: _ratio(t["oc_k"], t["oc_n"]),
-            lambda t: float(t["oc_n"][0]),
+            _size_of("oc_n"),
         )
     _add_pronoun_accuracy(metrics)
 
-    def valid(p: str) -> SizeFn:
-        return lambda t: float(t[f"valid_{p}"][0])
-
     for p in PRONOUNS:
-        metrics[("occupation_share", "pronoun", p)] = (occ(p), valid(p))
+        metrics[("occupation_share", "pronoun", p)] = (occ(p), _size_of(f"valid_{p}"))
     metrics[("occupation_share_gap", "pronoun", "hon-han")] = (
         lambda t: occ("hon")(t) - occ("han")(t),
-        lambda t: float(t["valid_hon"][0] + t["valid_han"][0]),
+        _size_of("valid_hon", "valid_han"),
     )
     frame = _bootstrap(stats, metrics, n_boot=n_boot, seed=seed, level=level)
     return ScoreResult(
