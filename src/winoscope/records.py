@@ -16,7 +16,7 @@ from typing import Any, Literal
 # one encoder for every hash (json.dumps with options builds a new one per call)
 _CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
 
-RequestKind = Literal["choice", "nli", "coref"]
+RequestKind = Literal["choice", "cloze", "nli", "coref"]
 
 
 @dataclass(frozen=True)
@@ -78,10 +78,14 @@ class Response:
 
     ``text`` is free text (generation); ``choice`` is an option label chosen directly (baselines,
     log-likelihood scoring); ``option_logprobs`` holds one log-probability per option in the
-    request's option order when the backend scores options. ``clusters`` holds a coreference
-    resolver's entities as character spans ``(start, end)`` of the request's prompt. ``error``
-    is set, and the others are empty, when the request failed after retries: an error is
-    reported, never scored as a wrong answer.
+    request's option order when the backend scores options; ``option_token_counts`` the number
+    of tokens each option's scored continuation had (cloze). ``letter_mass`` is the probability
+    mass the model put on the offered option letters (all their tokenisations) when letters
+    are scored: a low mass means the model does not answer in the offered format.
+    ``finish_reason`` is the server's reason for ending a generation (``stop``, ``length`` ...).
+    ``clusters`` holds a coreference resolver's entities as character spans ``(start, end)`` of
+    the request's prompt. ``error`` is set, and the others are empty, when the request failed
+    after retries: an error is reported, never scored as a wrong answer.
     """
 
     request_id: str
@@ -90,6 +94,9 @@ class Response:
     text: str | None = None
     choice: str | None = None
     option_logprobs: tuple[float, ...] | None = None
+    option_token_counts: tuple[int, ...] | None = None
+    letter_mass: float | None = None
+    finish_reason: str | None = None
     clusters: tuple[tuple[tuple[int, int], ...], ...] | None = None
     error: str | None = None
     cached: bool = False

@@ -41,7 +41,13 @@ STORE_FILE = "responses.sqlite"
 SCHEMA_VERSION = 3
 # Fields of Response kept in the row's JSON payload beside the ``text`` and ``choice`` columns
 # (request_id, cached and latency are per call, not per answer).
-PAYLOAD_FIELDS = ("option_logprobs", "clusters")
+PAYLOAD_FIELDS = (
+    "option_logprobs",
+    "option_token_counts",
+    "letter_mass",
+    "finish_reason",
+    "clusters",
+)
 
 
 def _canonical(obj: Any) -> str:
@@ -97,6 +103,8 @@ def encode_payload(resp: Response) -> str | None:
             continue
         if name == "option_logprobs":
             value = [_encode_float(float(x)) for x in value]
+        elif name == "letter_mass":
+            value = _encode_float(float(value))
         payload[name] = value
     return _canonical(payload) if payload else None
 
@@ -107,8 +115,10 @@ def decode_payload(text: str) -> dict[str, Any]:
     for name, value in payload.items():
         if name == "option_logprobs":
             out[name] = tuple(_decode_float(x) for x in value)
-        elif name == "clusters":
+        elif name in ("clusters", "option_token_counts"):
             out[name] = _tuples(value)
+        elif name == "letter_mass":
+            out[name] = _decode_float(value)
         else:
             out[name] = value
     return out
