@@ -7,7 +7,7 @@ name and keyword options from the CLI or the Python API.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import BackendError
@@ -44,6 +44,21 @@ BACKENDS: Registry[BackendFactory] = Registry("backend", error=BackendError)
 def backend(kind: str) -> Callable[[BackendFactory], BackendFactory]:
     """Register a backend factory under ``kind`` (the part of a model spec before the colon)."""
     return BACKENDS.register(kind)
+
+
+def reject_unknown(kind: str, unknown: Mapping[str, Any], known: Sequence[str]) -> None:
+    """One clear error for options a backend does not take, naming it and what it knows.
+
+    Every factory calls this with the options left over after its own keyword arguments, so a
+    misspelt option (``temprature=0.7``) stops the run instead of being ignored. Options whose
+    value is None count as not given (callers pass unset optional settings as None).
+    """
+    given = sorted(k for k, v in unknown.items() if v is not None)
+    if given:
+        raise BackendError(
+            f"{kind} backend: unknown option(s) {', '.join(given)} "
+            f"(known: {', '.join(known) or 'none'})"
+        )
 
 
 def parse_model_spec(spec: str) -> tuple[str, str]:

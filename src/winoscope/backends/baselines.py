@@ -31,7 +31,7 @@ from typing import Any
 from ..errors import BackendError
 from ..morphology import phrase_gender
 from ..records import Request, Response
-from .base import backend
+from .base import backend, reject_unknown
 
 Picker = Callable[[Request, dict[str, Any]], str | None]
 
@@ -134,9 +134,13 @@ class BaselineBackend:
             )
 
 
+BASELINE_OPTIONS = ("seed",)
+
+
 @backend("baseline")
-def make_baseline(name: str, *, seed: int = 0, **_options: Any) -> BaselineBackend:
-    """Baselines take no options beyond the seed; others (base URLs ...) are ignored."""
+def make_baseline(name: str, *, seed: int = 0, **unknown: Any) -> BaselineBackend:
+    """Baselines take no options beyond the seed (used by ``random``); any other is an error."""
+    reject_unknown("baseline", unknown, BASELINE_OPTIONS)
     if name not in PICKERS:
         raise BackendError(f"unknown baseline '{name}' (known: {', '.join(sorted(PICKERS))})")
     defaults = PICKERS[name][1]

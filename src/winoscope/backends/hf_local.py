@@ -32,7 +32,7 @@ from typing import Any
 
 from ..errors import BackendError
 from ..records import Request, Response
-from .base import backend
+from .base import backend, reject_unknown
 
 MODES = ("letters", "texts", "generate")
 MODEL_FILE_SUFFIXES = (".json", ".safetensors", ".bin", ".model", ".txt", ".jinja")
@@ -354,15 +354,6 @@ def tokenizer_has_chat_template(model_dir: Path) -> bool:
 
 
 HF_OPTIONS = ("mode", "batch_size", "max_new_tokens", "chat", "prefix", "dtype", "threads")
-
-
-def reject_unknown(kind: str, unknown: dict[str, Any], known: Sequence[str]) -> None:
-    """One clear error for options this backend does not take (unset ones are ignored)."""
-    given = sorted(k for k, v in unknown.items() if v is not None)
-    if given:
-        raise BackendError(
-            f"{kind} backend: unknown option(s) {', '.join(given)} (known: {', '.join(known)})"
-        )
 
 
 @backend("hf")

@@ -29,7 +29,7 @@ from typing import Any
 
 from ..errors import BackendError
 from ..records import Request, Response
-from .base import backend
+from .base import backend, reject_unknown
 
 _WORD = re.compile(r"\w+")
 Decide = Callable[[Request, dict[str, Any]], str]
@@ -103,8 +103,15 @@ class NLIBaseline:
             yield Response(req.request_id, backend=self.kind, model=self.model, choice=choice)
 
 
+NLI_BASELINE_OPTIONS = ("seed", "threshold")
+
+
 @backend("nli-baseline")
-def make_nli_baseline(name: str, *, seed: int = 0, threshold: float = 0.5, **_: Any) -> NLIBaseline:
+def make_nli_baseline(
+    name: str, *, seed: int = 0, threshold: float = 0.5, **unknown: Any
+) -> NLIBaseline:
+    """``nli-baseline:NAME``; options seed (``random``) and threshold (``overlap``)."""
+    reject_unknown("nli-baseline", unknown, NLI_BASELINE_OPTIONS)
     if name not in DECIDERS:
         raise BackendError(f"unknown NLI baseline '{name}' (known: {', '.join(sorted(DECIDERS))})")
     params = dict(DECIDERS[name][1])

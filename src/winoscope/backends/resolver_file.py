@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import BackendError
 from ..protocols.resolver_output import ResolverOutput, read_resolver_output
 from ..records import Request, Response
-from .base import backend
+from .base import backend, reject_unknown
 
 
 @dataclass
@@ -46,8 +46,14 @@ class ResolverFileBackend:
             )
 
 
+FILE_OPTIONS = ("seed",)
+
+
 @backend("file")
-def make_resolver_file(name: str, **_: Any) -> ResolverFileBackend:
+def make_resolver_file(name: str, *, seed: int = 0, **unknown: Any) -> ResolverFileBackend:
+    """``file:PATH``; it takes no options (``seed`` is accepted and unused: the output is fixed)."""
+    del seed
+    reject_unknown("file", unknown, FILE_OPTIONS)
     output = read_resolver_output(name)
     return ResolverFileBackend(
         model=Path(name).name,

@@ -39,7 +39,6 @@ from dataclasses import dataclass, field, fields
 from itertools import combinations
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 Mention = Hashable
 Cluster = Sequence[Mention]
@@ -234,6 +233,8 @@ def ceaf(key: list[list[int]], response: list[list[int]], *, entity: bool) -> Co
             common = _overlap(k, r)
             if common:
                 sim[i, j] = 2 * common / (len(k) + len(r)) if entity else common
+    from scipy.optimize import linear_sum_assignment  # lazy: scipy.optimize is slow to import
+
     rows, cols = linear_sum_assignment(sim, maximize=True)
     total = float(sim[rows, cols].sum())
     return Counts(total, den_r, total, den_p)

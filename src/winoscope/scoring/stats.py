@@ -13,7 +13,6 @@ import math
 import warnings
 
 import numpy as np
-from scipy.stats import binomtest
 
 
 def resample_weights(n_items: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
@@ -60,4 +59,6 @@ def mcnemar_exact(b: int, c: int) -> float:
     """
     if b + c == 0:
         return 1.0
+    from scipy.stats import binomtest  # lazy: scipy.stats costs ~0.4 s at import
+
     return float(binomtest(b, b + c, 0.5, alternative="two-sided").pvalue)
