@@ -27,7 +27,11 @@ OPTS = (
         ("(A) лікар", "target"),
         ("Відповідь: B", "distractor"),
         ("А", "target"),  # Cyrillic А
-        ("В.", "distractor"),  # Cyrillic В
+        ("В.", "invalid"),  # Cyrillic В: Latin B's look-alike or the third Ukrainian letter
+        ("Б", "distractor"),  # the second letter of the Ukrainian alphabet
+        ("Відповідь: б)", "distractor"),
+        ("B. лікарем", "invalid"),  # the letter B, then words naming option A
+        ("B. секретаркою", "distractor"),
         ("лікарці", "target"),  # dative of the feminine form
         ("Лікаря.", "target"),  # genitive of the masculine form
         ("Йдеться про секретареві", "distractor"),

@@ -1,9 +1,18 @@
 """Normalising a model's answer to one option of a forced-choice request.
 
-An answer names an option either by its letter (``A``, ``b)``, ``Відповідь: B``; the Cyrillic
-look-alikes ``А``/``В`` count as the Latin letters) or by naming the option's wording in any
-inflected form (``лікарці`` names the option ``лікар``/``лікарка``). An answer that names both
-options, neither, or two different letters is ``invalid``.
+An answer names an option either by its letter (``A``, ``b)``, ``Відповідь: B``) or by naming
+the option's wording in any inflected form (``лікарці`` names the option ``лікар``/``лікарка``).
+An answer that names both options, neither, or two different letters is ``invalid``; so is a
+letter followed by words naming the *other* option (``B. дизайнером`` where B is ``розробник``).
+
+Cyrillic letters. A Ukrainian model may answer a prompt labelled A/B in its own alphabet, whose
+order is А, Б, В. The first two letters agree with the Latin ones by position: ``А`` (also the
+look-alike of Latin A) is the first option and ``Б`` the second. ``В`` is ambiguous: it looks
+like Latin B but is the *third* letter of the Ukrainian alphabet. It is therefore read as the
+third option where the prompt offers one (labels A, B, C; Cyrillic ``С`` is then C's look-alike)
+and, in a two-option prompt, as no letter of its own: ``В.`` alone is ``invalid``, not B.
+A Cyrillic letter followed by words is never a letter ("В реченні ...", "А лікар ..." start
+with the preposition "в" and the conjunction "а"), so the words decide.
 """
 
 from __future__ import annotations
@@ -15,8 +24,10 @@ from ..records import Option
 
 INVALID = "invalid"
 
-# Cyrillic letters that look like the Latin option letters
-_LOOKALIKE = str.maketrans({"А": "A", "В": "B", "С": "C", "а": "a", "в": "b", "с": "c"})
+# Cyrillic letters read as option letters: А and Б by alphabet position (А is also Latin A's
+# look-alike); В is the third letter (not B: see the module docstring); С is Latin C's look-alike
+_CYRILLIC = {"А": "A", "Б": "B", "В": "C", "С": "C"}
+AMBIGUOUS = "ambiguous"
 _LEAD = re.compile(
     r"^\s*[*_]*(?:(?:відповідь|answer|варіант|option|правильна відповідь)[*_]*\s*[:：\-–]?[*_]*\s*)?"
     r"[\(\[«\"'*_]*\s*([A-Za-zА-Яа-яІіЇїЄєҐґ])\s*(?:[\)\]\.\:»\"',;*_]|$|\s)",
@@ -24,13 +35,27 @@ _LEAD = re.compile(
 )
 
 
+def _as_label(raw: str, labels: tuple[str, ...]) -> str | None:
+    """The option label a single letter stands for, :data:`AMBIGUOUS`, or None (no label)."""
+    up = raw.upper()
+    if up in labels:
+        return up
+    if up not in _CYRILLIC:
+        return None
+    if up == "В" and "C" not in labels:
+        return AMBIGUOUS if "B" in labels else None  # B's look-alike or the third letter?
+    mapped = _CYRILLIC[up]
+    return mapped if mapped in labels else None
+
+
 def letter_of(answer: str, labels: tuple[str, ...]) -> tuple[str, bool] | None:
     """The option letter an answer starts with (after an optional 'Відповідь:'), if any.
 
-    Returns ``(letter, strong)``. A letter is *strong* when punctuation or the end of the answer
-    follows it ("B", "b)", "**A**"), *weak* when words follow ("A лікар"). Only a standalone
-    letter counts: "Будівельник" has none. A weak Cyrillic look-alike is not a letter at all,
-    since "В реченні ..." starts with the preposition "в", not with option B.
+    Returns ``(letter, strong)``; ``letter`` may be :data:`AMBIGUOUS` (a standalone Cyrillic
+    ``В`` in a two-option prompt). A letter is *strong* when punctuation or the end of the answer
+    follows it ("B", "b)", "**A**", "B. дизайнером"), *weak* when words follow ("A лікар").
+    Only a standalone letter counts: "Будівельник" has none. A weak Cyrillic letter is not a
+    letter at all, since "В реченні ..." starts with the preposition "в", not with an option.
     """
     text = answer.strip()
     if not text:
@@ -39,11 +64,11 @@ def letter_of(answer: str, labels: tuple[str, ...]) -> tuple[str, bool] | None:
     if not m:
         return None
     raw = m.group(1)
-    letter = raw.translate(_LOOKALIKE).upper()
-    if letter not in labels:
+    letter = _as_label(raw, labels)
+    if letter is None:
         return None
     strong = not m.group(0)[-1:].isspace()
-    if not strong and raw.upper() != letter:
+    if not strong and raw.upper() not in labels:
         return None
     return letter, strong
 
@@ -63,16 +88,17 @@ def option_named(answer: str, options: tuple[Option, ...]) -> Option | None:
 
 
 _TWO_LETTERS = re.compile(
-    r"^\s*\S{1,3}\s*(?:або|чи|or|і|й|та|and|/|,)\s*[\(\[]?([A-Za-zАВав])\b", re.I
+    r"^\s*\S{1,3}\s*(?:або|чи|or|і|й|та|and|/|,)\s*[\(\[]?([A-Za-zАБВСабвс])\b", re.I
 )
 
 
 def normalise(answer: str | None, options: tuple[Option, ...]) -> str:
     """Return the role of the option the answer picks, or ``invalid``.
 
-    A strong letter decides ("B."); a weak one ("A лікар") decides unless the words name the
-    other option, which makes the answer contradictory and so invalid. Without a letter, the
-    answer must name exactly one option.
+    A letter decides ("B.", "A лікар") unless the words after it name the other option ("B.
+    дизайнером" where B is розробник; "B лікар" where A is лікар): such an answer contradicts
+    itself and is invalid. Words naming both options or neither leave the letter's choice.
+    Without a letter, the answer must name exactly one option.
     """
     if answer is None:
         return INVALID
@@ -80,13 +106,15 @@ def normalise(answer: str | None, options: tuple[Option, ...]) -> str:
     found = letter_of(answer, labels)
     named = option_named(answer, options)
     if found is not None:
-        letter, strong = found
+        letter, _strong = found
+        if letter == AMBIGUOUS:
+            return INVALID
         two = _TWO_LETTERS.match(answer)
-        second = two.group(1).translate(_LOOKALIKE).upper() if two else None
-        if second in labels and second != letter:
+        second = _as_label(two.group(1), labels) if two else None
+        if second is not None and second != letter:
             return INVALID  # "A або B"
         chosen = next(o for o in options if o.label == letter)
-        if strong or named is None or named.label == letter:
+        if named is None or named.label == letter:
             return chosen.role
         return INVALID
     return named.role if named is not None else INVALID

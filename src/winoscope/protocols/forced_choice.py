@@ -2,7 +2,14 @@
 
 Every scored row becomes two requests, one per option order, so a position preference cannot
 pass for a resolution. The two answers are combined as WinoPron-UK prescribes: a row gets a role
-only when both orders pick the same role; otherwise it is ``invalid``.
+only when both orders pick the same role; otherwise it is ``invalid``. A row asked in only one
+of the task's orders (a dataset that lacks one of a sentence's prompts) is ``invalid`` too: a
+single answer cannot show that the choice survives swapping the options (the card's step 3).
+
+A request that never got an answer (an error after retries) leaves its row without a
+prediction. :func:`apply_failed_policy` then decides, by the run's ``--failed`` setting, whether
+such rows are left out (``exclude``, the default) or scored as wrong answers (``wrong``, as the
+WinoBias-UK card's formula does: ``invalid``, which every scorer counts as wrong).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from .answers import INVALID, normalise
 
 ERROR = "error"
 LABELS = ("A", "B")
+FAILED_POLICIES = ("exclude", "wrong")
 
 
 @dataclass(frozen=True)
@@ -131,13 +139,22 @@ def answer_role(request: Request, response: Response | None) -> str:
     return normalise(response.text, request.options)
 
 
-def combine_orders(requests: Sequence[Request], responses: Mapping[str, Response]) -> pd.DataFrame:
+def combine_orders(
+    requests: Sequence[Request],
+    responses: Mapping[str, Response],
+    *,
+    orders: Sequence[str] | None = None,
+) -> pd.DataFrame:
     """One row per ``row_id``: each order's answer and role, the combined role, consistency.
 
-    ``prediction_role`` is the role both orders agree on, ``invalid`` when they disagree or
-    either answer is invalid, and missing (NA) when a request has no answer at all (an error
-    after retries): such rows are reported, never scored as wrong.
+    ``prediction_role`` is the role every order agrees on; ``invalid`` when they disagree,
+    either answer is invalid, or the row was asked in fewer than all of ``orders`` (default:
+    every order any request of the task uses, so two for a task that asks both orders);
+    missing (NA) when a request has no answer at all (an error after retries), which
+    :func:`apply_failed_policy` leaves out or scores as wrong. ``failed_requests`` counts a
+    row's unanswered requests, ``orders_asked`` its orders.
     """
+    needed = list(dict.fromkeys(orders if orders is not None else (r.order for r in requests)))
     per_row: dict[str, dict[str, Any]] = {}
     for req in requests:
         resp = responses.get(req.request_id)
@@ -149,17 +166,46 @@ def combine_orders(requests: Sequence[Request], responses: Mapping[str, Response
     records = []
     for rec in per_row.values():
         roles = [rec[f"role_{o}"] for o in rec["orders"]]
+        complete = set(needed) <= set(rec["orders"])
         if ERROR in roles:
             final, consistent = pd.NA, pd.NA
-        elif roles[0] != INVALID and all(r == roles[0] for r in roles):
+        elif complete and roles[0] != INVALID and all(r == roles[0] for r in roles):
             final, consistent = roles[0], True
         else:
             final, consistent = INVALID, False
         rec["prediction_role"] = final
         rec["order_consistent"] = consistent
+        rec["orders_asked"] = len(set(rec["orders"]))
+        rec["failed_requests"] = roles.count(ERROR)
         del rec["orders"]
         records.append(rec)
     return pd.DataFrame.from_records(records)
+
+
+def apply_failed_policy(
+    table: pd.DataFrame, column: str, policy: str = "exclude"
+) -> tuple[pd.DataFrame, int]:
+    """Rows without a prediction (a request never answered): left out or scored as wrong.
+
+    Returns the table and how many rows had no prediction. ``exclude`` leaves them empty (the
+    scorers count them as ``missing`` and leave them out of every denominator); ``wrong`` sets
+    them to ``invalid``, which every scorer counts as a wrong answer (and as invalid). An
+    empty cell of a predictions file made elsewhere is such a row too.
+    """
+    if policy not in FAILED_POLICIES:
+        raise TaskError(
+            f"unknown failed-request policy {policy!r}; choose {' or '.join(FAILED_POLICIES)}"
+        )
+    if column not in table.columns:
+        return table, 0
+    pred = table[column]
+    blank = pred.astype("string").str.strip().eq("").fillna(False)
+    empty = pred.isna().to_numpy(dtype=bool) | blank.to_numpy(dtype=bool)
+    count = int(empty.sum())
+    if policy == "wrong" and count:
+        table = table.copy()
+        table[column] = table[column].astype(object).where(~empty, INVALID)
+    return table, count
 
 
 def join_predictions(
@@ -174,8 +220,12 @@ def join_predictions(
 
     ``key`` names the table column that holds the requests' ``row_id``; ``prediction`` names
     the column the family's scorer reads (``prediction_role``, or ``prediction`` for NLI).
+    Cloze requests (one per row, no option order) are combined by ``protocols.cloze``.
     """
-    combined = combine_orders(requests, responses).rename(
+    from . import cloze
+
+    combine = cloze.combine if cloze.is_cloze(requests) else combine_orders
+    combined = combine(requests, responses).rename(
         columns={"row_id": key, "prediction_role": prediction}
     )
     return table.merge(combined, on=key, how="left", validate="one_to_one")

@@ -1,0 +1,133 @@
+"""Both option orders are required, Cyrillic letters, and the failed-request policy."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from winoscope import TaskError
+from winoscope.datasets import winobias_uk
+from winoscope.protocols.answers import normalise
+from winoscope.protocols.forced_choice import (
+    UK_DEFAULT,
+    apply_failed_policy,
+    combine_orders,
+)
+from winoscope.records import Option, Response
+from winoscope.tasks.winobias_uk import requests_for
+
+TWO = (
+    Option("A", "дизайнер", "target", ("дизайнер", "дизайнерка")),
+    Option("B", "розробник", "distractor", ("розробник", "розробниця")),
+)
+THREE = (*TWO, Option("C", "ніхто", "neither", ()))
+
+
+@pytest.mark.parametrize(
+    ("answer", "role"),
+    [
+        ("B. дизайнером", "invalid"),  # the letter names розробник, the words дизайнер
+        ("B) розробником", "distractor"),
+        ("B.", "distractor"),
+        ("Б", "distractor"),
+        ("Б.", "distractor"),
+        ("В", "invalid"),  # two options: no third letter, and not read as Latin B
+        ("В реченні йдеться про дизайнера", "target"),  # the preposition, then the words
+    ],
+)
+def test_letters_two_options(answer: str, role: str) -> None:
+    assert normalise(answer, TWO) == role
+
+
+def test_cyrillic_v_is_the_third_option_where_there_is_one() -> None:
+    assert normalise("В", THREE) == "neither"
+    assert normalise("Б", THREE) == "distractor"
+    assert normalise("А", THREE) == "target"
+    assert normalise("С.", THREE) == "neither"  # Cyrillic С, Latin C's look-alike
+
+
+def _resp(req, **kw) -> Response:
+    return Response(request_id=req.request_id, backend="test", model="m", **kw)
+
+
+def _item_requests():
+    ds = winobias_uk.load()
+    reqs = [r for r in requests_for(ds, UK_DEFAULT) if r.item_id == "validation/type1/1"]
+    return ds, reqs
+
+
+def test_a_row_asked_in_one_order_only_is_invalid() -> None:
+    _, reqs = _item_requests()
+    mm = [r for r in reqs if r.row_id.endswith("/mm")]
+    ff = [r for r in reqs if r.row_id.endswith("/ff")]
+    one_order = [r for r in mm if r.order == "target_first"]
+    target = {
+        r.request_id: _resp(r, choice=next(o.label for o in r.options if o.role == "target"))
+        for r in mm + ff
+    }
+    out = combine_orders(one_order + ff, target).set_index("row_id")
+    mm_id, ff_id = mm[0].row_id, ff[0].row_id
+    assert out.loc[mm_id, "prediction_role"] == "invalid"
+    assert not out.loc[mm_id, "order_consistent"]
+    assert out.loc[mm_id, "orders_asked"] == 1
+    assert out.loc[ff_id, "prediction_role"] == "target"
+    assert bool(out.loc[ff_id, "order_consistent"])
+
+
+def test_failed_policy_exclude_and_wrong() -> None:
+    table = pd.DataFrame({"prediction_role": ["target", None, "", "invalid"]})
+    same, n = apply_failed_policy(table, "prediction_role", "exclude")
+    assert n == 2 and same["prediction_role"].isna().sum() == 1
+    wrong, n = apply_failed_policy(table, "prediction_role", "wrong")
+    assert n == 2
+    assert list(wrong["prediction_role"]) == ["target", "invalid", "invalid", "invalid"]
+    with pytest.raises(TaskError, match="exclude or wrong"):
+        apply_failed_policy(table, "prediction_role", "drop")
+
+
+class _Flaky:
+    """Answers every request with the target's letter, except the listed ones, which fail."""
+
+    kind = "flaky"
+    model = "flaky"
+    cacheable = False
+
+    def __init__(self, fail: set[str]) -> None:
+        self.fail = fail
+        self.params: dict[str, str] = {}
+
+    def respond(self, requests):
+        for r in requests:
+            if r.request_id in self.fail:
+                yield Response(r.request_id, self.kind, self.model, error="HTTP 500")
+            else:
+                label = next(o.label for o in r.options if o.role == "target")
+                yield Response(r.request_id, self.kind, self.model, choice=label)
+
+
+def test_run_failed_wrong_counts_rows_as_wrong_and_says_so(tmp_path) -> None:
+    from winoscope.runner import run
+
+    ds = winobias_uk.load()
+    reqs = requests_for(ds, UK_DEFAULT)
+    fail = {reqs[0].request_id, reqs[3].request_id}
+    rows_failed = {reqs[0].row_id, reqs[3].row_id}
+    base = run("winobias-uk", _Flaky(fail), n_boot=10, out=tmp_path / "exclude")
+    wrong = run("winobias-uk", _Flaky(fail), n_boot=10, failed="wrong", out=tmp_path / "wrong")
+    n_rows = len(rows_failed)
+    assert base.manifest["failed_requests"] == {"policy": "exclude", "requests": 2, "rows": n_rows}
+    assert wrong.manifest["failed_requests"] == {"policy": "wrong", "requests": 2, "rows": n_rows}
+    pe = base.predictions.set_index("row_id")["prediction_role"]
+    pw = wrong.predictions.set_index("row_id")["prediction_role"]
+    for rid in rows_failed:
+        assert pd.isna(pe[rid]) and pw[rid] == "invalid"
+    assert base.result.counts["missing"].sum() > 0
+    assert wrong.result.counts["missing"].sum() == 0
+    man = json.loads((tmp_path / "wrong" / "manifest.json").read_text(encoding="utf-8"))
+    assert man["failed_requests"]["policy"] == "wrong"
+    report = (tmp_path / "wrong" / "report.md").read_text(encoding="utf-8")
+    assert "`--failed wrong`" in report and "scored as wrong" in report
+    report = (tmp_path / "exclude" / "report.md").read_text(encoding="utf-8")
+    assert "`--failed exclude`" in report and "left out" in report
