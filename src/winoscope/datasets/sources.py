@@ -106,7 +106,10 @@ def load_hub_table(
     ``repo_id`` may also be a local directory laid out like the hub repository, which is how the
     tests exercise this path. ``revision`` pins a commit, tag or branch on the hub.
     """
-    import datasets  # imported lazily: it is slow to import
+    from ..extras import require
+
+    # imported here: it is slow to import, and only this reader needs it (the hub extra)
+    datasets = require("datasets", "reading a dataset from the Hugging Face hub")
 
     kwargs: dict[str, Any] = {}
     if revision:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from ...errors import DatasetError
+from ...extras import require
 
 BLOCK_SIZE = 8 << 20
 NEWLINE = 0x0A
@@ -162,8 +163,7 @@ def open_stream(path: str) -> BinaryIO:
         if kind == "gz":
             return gzip.open(path, "rb")  # type: ignore[return-value]
         if kind == "zst":
-            import zstandard
-
+            zstandard = require("zstandard", "reading a .zst corpus file")
             fh = open(path, "rb")  # noqa: SIM115  (closed by the reader: closefd=True)
             reader = zstandard.ZstdDecompressor().stream_reader(fh, read_size=1 << 20, closefd=True)
             return io.BufferedReader(reader, buffer_size=1 << 20)  # type: ignore[arg-type]
@@ -173,8 +173,10 @@ def open_stream(path: str) -> BinaryIO:
 
 
 def _decompress_errors() -> tuple[type[Exception], ...]:
-    import zstandard
-
+    try:
+        import zstandard
+    except ModuleNotFoundError:  # no .zst file can have been opened without it
+        return (OSError, EOFError, ValueError)
     return (OSError, EOFError, ValueError, zstandard.ZstdError)
 
 
@@ -189,8 +191,7 @@ def _open_blocks(path: str) -> tuple[io.BufferedIOBase, BinaryIO]:
         raise DatasetError(f"cannot open: {exc}", file=path) from None
     kind = compression(path)
     if kind == "zst":
-        import zstandard
-
+        zstandard = require("zstandard", "reading a .zst corpus file")
         reader = zstandard.ZstdDecompressor().stream_reader(raw, read_size=4 << 20, closefd=True)
         return cast(io.BufferedIOBase, reader), raw
     if kind == "gz":

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ...extras import require
 from ..forms import apostrophe_variants, case_variants
 from .counts import CLASSES, SETS, ScanCounts
 from .inputs import NEWLINE
@@ -169,8 +170,7 @@ def automaton(spec: ScanSpec, which: str = "all"):  # type: ignore[no-untyped-de
     key = (spec.digest, which)
     found = _AUTOMATA.get(key)
     if found is None:
-        import ahocorasick_rs
-
+        ahocorasick_rs = require("ahocorasick_rs", "scanning a corpus for occupation mentions")
         if which == "all":
             patterns = list(spec.patterns)
         else:
