@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from ..datasets.base import Dataset, Issue
+from ..protocols.cloze import ClozeTemplate
 from ..protocols.forced_choice import PromptTemplate
 from ..records import Request, Response
 from ..registry import Registry
@@ -26,7 +27,9 @@ class Task:
 
     ``predict`` joins the responses back to the dataset rows and returns the dataset table with
     prediction columns added (at least the column the scorer reads); ``score`` reads such a table,
-    whether made here or elsewhere.
+    whether made here or elsewhere. ``build_cloze_requests`` (with ``cloze_template``) builds
+    the cloze requests of ``--mode cloze`` (one per row, see ``protocols.cloze``); tasks without
+    it have no cloze protocol.
     """
 
     name: str
@@ -45,6 +48,8 @@ class Task:
     prediction_column: str = "prediction_role"
     review_status: str = ""
     extras: dict[str, Any] = field(default_factory=dict)
+    build_cloze_requests: Callable[[Dataset, ClozeTemplate], list[Request]] | None = None
+    cloze_template: ClozeTemplate | None = None
 
     def describe(self) -> dict[str, Any]:
         return {

@@ -44,6 +44,7 @@ from ..datasets import swewinogender as data
 from ..datasets.base import Dataset, Issue
 from ..datasets.sources import SourceInfo
 from ..errors import DatasetError
+from ..protocols import cloze
 from ..protocols.forced_choice import (
     LABELS,
     ChoiceRow,
@@ -306,6 +307,14 @@ def resolution_requests(ds: Dataset, template: PromptTemplate) -> list[Request]:
     return build_requests(choice_rows(ds), template)
 
 
+def resolution_cloze_requests(ds: Dataset, template: cloze.ClozeTemplate) -> list[Request]:
+    """One cloze request per premise; the candidates in the forms the premise uses."""
+    if "hypothesis" in ds.table.columns:
+        ds = resolution_view(ds)
+    _require_annotations(ds)
+    return cloze.build_requests(choice_rows(ds), template)
+
+
 def resolution_predict(
     ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
 ) -> pd.DataFrame:
@@ -329,5 +338,7 @@ RESOLUTION_TASK = task(
         from_frame=_resolution_from_frame,
         default_template=SV_RESOLUTION,
         review_status=data.REVIEW_STATUS,
+        build_cloze_requests=resolution_cloze_requests,
+        cloze_template=cloze.SV_CLOZE,
     )
 )

@@ -10,6 +10,7 @@ import pandas as pd
 from ..datasets import winobias_en as data
 from ..datasets.annotation import bracket_mentions
 from ..datasets.base import Dataset
+from ..protocols import cloze
 from ..protocols.forced_choice import ChoiceRow, PromptTemplate, build_requests, join_predictions
 from ..records import Request, Response
 from ..scoring import winobias_uk as scorer
@@ -88,6 +89,18 @@ def requests_for(ds: Dataset, template: PromptTemplate) -> list[Request]:
     return build_requests(choice_rows(ds), template)
 
 
+def cloze_requests_for(ds: Dataset, template: cloze.ClozeTemplate) -> list[Request]:
+    """One cloze request per row; the candidates are the bare occupations (``developer``), as
+    the English template ends with the article."""
+    bare = {
+        r["row_id"]: {"target": r["target_occupation_en"], "distractor": r["other_occupation_en"]}
+        for r in ds.table[["row_id", "target_occupation_en", "other_occupation_en"]].to_dict(
+            "records"
+        )
+    }
+    return cloze.build_requests(choice_rows(ds), template, bare)
+
+
 def predict(
     ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
 ) -> pd.DataFrame:
@@ -111,5 +124,7 @@ TASK = task(
         from_frame=data.from_frame,
         default_template=EN_DEFAULT,
         review_status=data.REVIEW_STATUS,
+        build_cloze_requests=cloze_requests_for,
+        cloze_template=cloze.EN_CLOZE,
     )
 )

@@ -14,6 +14,7 @@ from ..datasets import winobias_uk as data
 from ..datasets.annotation import bracket_mentions
 from ..datasets.base import Dataset
 from ..morphology import nominative
+from ..protocols import cloze
 from ..protocols.forced_choice import (
     UK_DEFAULT,
     ChoiceRow,
@@ -131,6 +132,11 @@ def requests_for(ds: Dataset, template: PromptTemplate) -> list[Request]:
     return build_requests(choice_rows(ds), template)
 
 
+def cloze_requests_for(ds: Dataset, template: cloze.ClozeTemplate) -> list[Request]:
+    """One cloze request per row; the candidates are the two spans in the nominative."""
+    return cloze.build_requests(choice_rows(ds), template)
+
+
 def predict(
     ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
 ) -> pd.DataFrame:
@@ -153,5 +159,7 @@ TASK = task(
         from_frame=data.from_frame,
         default_template=UK_DEFAULT,
         review_status=data.REVIEW_STATUS,
+        build_cloze_requests=cloze_requests_for,
+        cloze_template=cloze.UK_CLOZE,
     )
 )

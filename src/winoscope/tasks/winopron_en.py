@@ -11,18 +11,23 @@ from __future__ import annotations
 
 from ..datasets import winogender_en, winopron_en
 from ..datasets.base import Dataset
+from ..protocols import cloze
 from ..protocols.forced_choice import PromptTemplate
 from ..records import Request
 from ..scoring import winopron as scorer
 from .base import Task, task
 from .winobias_en import EN_DEFAULT
-from .winopron_uk import predict, requests_for
+from .winopron_uk import cloze_requests_for, predict, requests_for
 
 METRICS = tuple("neutral_accuracy" if m == "plural_accuracy" else m for m in scorer.METRICS)
 
 
 def _requests_en(ds: Dataset, template: PromptTemplate) -> list[Request]:
     return requests_for(ds, template, lang="en")
+
+
+def _cloze_en(ds: Dataset, template: cloze.ClozeTemplate) -> list[Request]:
+    return cloze_requests_for(ds, template, lang="en")
 
 
 WINOPRON_EN = task(
@@ -41,6 +46,8 @@ WINOPRON_EN = task(
         score=scorer.score,
         default_template=EN_DEFAULT,
         review_status=winopron_en.REVIEW_STATUS,
+        build_cloze_requests=_cloze_en,
+        cloze_template=cloze.EN_CLOZE,
     )
 )
 
@@ -60,5 +67,7 @@ WINOGENDER_EN = task(
         score=scorer.score,
         default_template=EN_DEFAULT,
         review_status=winogender_en.REVIEW_STATUS,
+        build_cloze_requests=_cloze_en,
+        cloze_template=cloze.EN_CLOZE,
     )
 )

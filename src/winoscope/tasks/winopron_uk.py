@@ -23,6 +23,7 @@ from ..datasets.annotation import bracket_mentions
 from ..datasets.base import Dataset
 from ..errors import TaskError
 from ..morphology import lemmas, nominative, words
+from ..protocols import cloze
 from ..protocols.forced_choice import (
     LABELS,
     ChoiceRow,
@@ -206,6 +207,25 @@ def requests_for(ds: Dataset, template: PromptTemplate, *, lang: str = "uk") -> 
     return build_requests(choice_rows(ds, lang), template)
 
 
+def cloze_requests_for(
+    ds: Dataset, template: cloze.ClozeTemplate, *, lang: str = "uk"
+) -> list[Request]:
+    """One cloze request per sentence. Ukrainian candidates are the dataset's nominative
+    ``occupation_uk`` / ``participant_uk``; English ones the bare nouns (``technician``,
+    ``someone``), as lm-evaluation-harness continues its ``... refers to the`` with them."""
+    bare = None
+    if lang != "uk":
+        cols = ["row_key", f"occupation_{lang}", f"participant_{lang}"]
+        bare = {
+            r["row_key"]: {
+                "occupation": r[f"occupation_{lang}"],
+                "participant": r[f"participant_{lang}"],
+            }
+            for r in ds.table[cols].to_dict("records")
+        }
+    return cloze.build_requests(choice_rows(ds, lang), template, bare)
+
+
 def predict(
     ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
 ) -> pd.DataFrame:
@@ -232,5 +252,7 @@ TASK = task(
         from_frame=data.from_frame,
         default_template=DATASET_PROMPTS,
         review_status=data.REVIEW_STATUS,
+        build_cloze_requests=cloze_requests_for,
+        cloze_template=cloze.UK_CLOZE,
     )
 )
