@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .datasets.validation import ValidationFailed
 from .errors import WinoscopeError
 from .occupations.cli_associate import associate_command
 from .protocols.coref_export import coref_export_command
@@ -21,8 +22,28 @@ app = typer.Typer(
     no_args_is_help=True,
     help="Measure gender bias in coreference on Winogender-style diagnostic sets.",
 )
+STRICT_HELP = "Stop with exit status 1, before a model is asked, if any validation check fails."
+UNPAIRED_HELP = (
+    "Keep items whose variants differ beyond the pronoun (English WinoBias: 22) in pair "
+    "consistency and McNemar; by default they are left out and counted."
+)
 out_console = Console()
 err_console = Console(stderr=True)
+
+
+FAILED_HELP = (
+    "A request that never got an answer: 'exclude' leaves its row out of every denominator, "
+    "'wrong' scores it as a wrong answer (the WinoBias-UK card's formula)."
+)
+LABELS_HELP = (
+    "SweWinogender NLI labels: 'binary' reads contradiction as neutral (the set's labels are "
+    "binary); 'superlim' compares labels exactly, as SuperLim's evaluation script does, and "
+    "adds its published parity formula."
+)
+ALPHA_INVALID_HELP = (
+    "SweWinogender: how an 'invalid' answer enters Krippendorff's alpha: 'value' (a category "
+    "of its own, the default) or 'missing' (the item is left out of alpha)."
+)
 
 
 def _fail(exc: Exception) -> None:
@@ -124,8 +145,38 @@ def run(
             "--no-resume asks every request again.",
         ),
     ] = True,
+    strict: Annotated[bool, typer.Option("--strict", help=STRICT_HELP)] = False,
+    keep_unpaired: Annotated[bool, typer.Option("--keep-unpaired", help=UNPAIRED_HELP)] = False,
+    failed: Annotated[str, typer.Option(help=FAILED_HELP)] = "exclude",
+    labels: Annotated[str | None, typer.Option(help=LABELS_HELP + " Default: binary.")] = None,
+    alpha_invalid: Annotated[str | None, typer.Option(help=ALPHA_INVALID_HELP)] = None,
+    max_failed_share: Annotated[
+        float,
+        typer.Option(
+            help="Share of requests that may fail (after retries) with exit status 0; above "
+            "it, or when none is answered, the run exits 3 (the run directory is still written)."
+        ),
+    ] = 0.0,
+    max_tokens: Annotated[
+        int | None, typer.Option(help="openai: token limit of a chat answer (default 16).")
+    ] = None,
+    proxy: Annotated[
+        str | None,
+        typer.Option(help="openai: HTTP(S) proxy URL; default: HTTP(S)_PROXY/NO_PROXY."),
+    ] = None,
+    server_id: Annotated[
+        str | None,
+        typer.Option(
+            help="openai: name of the server (part of the stored answers' key instead of the "
+            "base URLs)."
+        ),
+    ] = None,
 ) -> None:
-    """Evaluate a model on a task and write predictions, metrics, manifest and report."""
+    """Evaluate a model on a task and write predictions, metrics, manifest and report.
+
+    Exit status: 0 every request answered (or no more failed than --max-failed-share), 1 the
+    data failed validation, 2 a usage or configuration error, 3 requests failed after retries.
+    """
     from .backends.openai_compat import cli_backend_options
     from .runner import run as run_api
 
@@ -146,6 +197,12 @@ def run(
             split=split,
             quiet=quiet,
             resume=resume,
+            strict=strict,
+            keep_unpaired=keep_unpaired,
+            failed=failed,
+            labels=labels,
+            alpha_invalid=alpha_invalid,
+            max_failed_share=max_failed_share,
             backend_options=cli_backend_options(
                 model,
                 base_url=base_url,
@@ -154,8 +211,14 @@ def run(
                 max_retries=max_retries,
                 timeout=timeout,
                 api_key_env=api_key_env,
+                max_tokens=max_tokens,
+                proxy=proxy,
+                server_id=server_id,
             ),
         )
+    except ValidationFailed as exc:
+        _fail_validation(exc)
+        return
     except WinoscopeError as exc:
         _fail(exc)
         return
@@ -167,9 +230,38 @@ def run(
             soft_wrap=True,
         )
         raise typer.Exit(130) from None
+    report_validation(rr.validation, rr.result.settings)
     print_summary(rr.metrics, title=f"{task} · {model}")
     report_request_errors(rr.manifest, rr.errors)
     out_console.print(f"wrote {out_dir}", highlight=False)
+    exit_on_outcome(rr.manifest.get("outcome") or {})
+
+
+def exit_on_outcome(outcome: dict) -> None:  # type: ignore[type-arg]
+    """Exit 3 (after the run directory is written) when the run is not a success."""
+    reasons = outcome.get("finish_reasons") or {}
+    if reasons.get("length"):
+        err_console.print(
+            f"[yellow]{reasons['length']} answer(s) cut off by the token limit[/] "
+            "(finish_reason=length)",
+            highlight=False,
+        )
+    if outcome.get("success", True):
+        return
+    if outcome.get("status") == "failed":
+        err_console.print(
+            f"[bold red]no request was answered[/] ({outcome['failed']} failed): the metrics "
+            "are empty; exit status 3",
+            highlight=False,
+        )
+    else:
+        err_console.print(
+            f"[red]{outcome['failed']} of {outcome['requests']} request(s) failed[/] "
+            f"({outcome['failed_share']:.1%}, more than --max-failed-share "
+            f"{outcome['max_failed_share']:g}): exit status 3",
+            highlight=False,
+        )
+    raise typer.Exit(3)
 
 
 @app.command()
@@ -188,19 +280,54 @@ def score(
     ] = None,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
+    strict: Annotated[bool, typer.Option("--strict", help=STRICT_HELP)] = False,
+    keep_unpaired: Annotated[bool, typer.Option("--keep-unpaired", help=UNPAIRED_HELP)] = False,
+    failed: Annotated[
+        str, typer.Option(help=FAILED_HELP + " An empty prediction cell is such a row.")
+    ] = "exclude",
+    labels: Annotated[
+        str | None, typer.Option(help=LABELS_HELP + " Default here: superlim.")
+    ] = None,
+    alpha_invalid: Annotated[str | None, typer.Option(help=ALPHA_INVALID_HELP)] = None,
 ) -> None:
-    """Score predictions made elsewhere."""
+    """Score predictions made elsewhere (the task's validation runs on the rows first)."""
+    from .datasets.validation import write_validation_json
     from .report.writer import write_json
     from .runner import score as score_api
 
     try:
-        result = score_api(task, predictions, n_boot=bootstrap, seed=seed)
+        result = score_api(
+            task,
+            predictions,
+            n_boot=bootstrap,
+            seed=seed,
+            strict=strict,
+            keep_unpaired=keep_unpaired,
+            failed=failed,
+            labels=labels,
+            alpha_invalid=alpha_invalid,
+        )
+    except ValidationFailed as exc:
+        _fail_validation(exc)
+        return
     except WinoscopeError as exc:
         _fail(exc)
         return
+    report_validation(result.validation, result.settings)
     print_summary(result.metrics, title=f"{task} · {predictions.name}")
+    for line in convention_lines(result.settings):
+        err_console.print(line, highlight=False, markup=False, soft_wrap=True)
+    unanswered = result.settings.get("failed_requests") or {}
+    if unanswered.get("rows"):
+        fate = "scored as wrong" if unanswered["policy"] == "wrong" else "left out"
+        err_console.print(
+            f"{unanswered['rows']} row(s) without a prediction (no answer): {fate} "
+            f"(--failed {unanswered['policy']})",
+            highlight=False,
+        )
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
+        write_validation_json(out / "validation.json", result.validation, task=task)
         result.metrics.to_csv(out / "metrics.csv", index=False)
         write_json(
             out / "metrics.json",
@@ -280,6 +407,37 @@ def show(
     out_console.print(show_renderable(rd, strata=strata))
 
 
+def report_validation(issues: list, settings: dict) -> None:  # type: ignore[type-arg]
+    """The validation summary (count per check, first rows) and the unpaired-items note."""
+    from .datasets.validation import summary_lines
+    from .scoring.winobias_uk import unpaired_note
+
+    if issues:
+        err_console.print(
+            f"[yellow]validation: {len(issues)} issue(s)[/] (all in validation.json; --strict "
+            "makes them an error):",
+            highlight=False,
+        )
+        for line in summary_lines(issues):
+            err_console.print(line, highlight=False, markup=False, soft_wrap=True)
+    note = unpaired_note(settings)
+    if note:
+        err_console.print(note, highlight=False, markup=False, soft_wrap=True)
+
+
+def convention_lines(manifest: dict) -> list[str]:  # type: ignore[type-arg]
+    """Scoring conventions that change numbers: the SweWinogender labels, alpha's invalid."""
+    conv = manifest.get("conventions") or {}
+    return [f"convention: {k} = {v}" for k, v in conv.items()]
+
+
+def _fail_validation(exc: Exception) -> None:
+    err_console.print(
+        f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True, markup=True
+    )
+    raise typer.Exit(1)
+
+
 def report_request_errors(manifest: dict, examples: list[dict]) -> None:  # type: ignore[type-arg]
     """Failed requests: how many, and a few examples (they are excluded, not scored wrong)."""
     answers = manifest.get("responses") or {}
@@ -289,11 +447,15 @@ def report_request_errors(manifest: dict, examples: list[dict]) -> None:  # type
             f"{answers.get('asked', 0)} asked",
             highlight=False,
         )
+    for line in convention_lines(manifest):
+        err_console.print(line, highlight=False, markup=False, soft_wrap=True)
     n = manifest.get("request_errors", 0)
     if not n:
         return
+    policy = (manifest.get("failed_requests") or {}).get("policy", "exclude")
+    fate = "scored as wrong (--failed wrong)" if policy == "wrong" else "excluded from scoring"
     err_console.print(
-        f"[yellow]{n} request(s) failed after retries[/] and are excluded from scoring; "
+        f"[yellow]{n} request(s) failed after retries[/] and their rows are {fate}; "
         "rerun the same command to retry them. Examples:",
         highlight=False,
     )

@@ -16,13 +16,15 @@ import pandas as pd
 from ._version import __version__
 from .backends import Backend, create_backend, model_label
 from .backends.store import STORE_FILE, ResponseStore, plan_run
-from .datasets.base import Dataset
+from .datasets.base import Dataset, Issue
+from .datasets.validation import ValidationFailed, manifest_entry
 from .errors import TaskError
 from .progress import track
-from .protocols.forced_choice import PromptTemplate
+from .protocols.cloze import ORDER_NOTE, ClozeTemplate
+from .protocols.forced_choice import PromptTemplate, apply_failed_policy
 from .records import Request, Response
 from .scoring.base import ScoreResult
-from .tasks import Task, get_task
+from .tasks import TASKS, Task, get_task
 
 
 @dataclass
@@ -34,6 +36,7 @@ class RunResult:
     manifest: dict[str, Any]
     out_dir: Path | None = None
     errors: list[dict[str, Any]] = field(default_factory=list)
+    validation: list[Issue] = field(default_factory=list)
 
     @property
     def metrics(self) -> pd.DataFrame:
@@ -75,6 +78,41 @@ def collect_responses(
     return responses
 
 
+def check_failed_share(share: float) -> None:
+    if not 0.0 <= share <= 1.0:
+        raise TaskError(f"max_failed_share={share!r}: expected a share from 0 to 1")
+
+
+def run_outcome(
+    responses: Mapping[str, Response], n_requests: int, max_failed_share: float = 0.0
+) -> dict[str, Any]:
+    """The run's outcome for the manifest, the report and the exit status.
+
+    ``status`` is ``ok`` (every request answered), ``partial`` or ``failed`` (none answered);
+    ``success`` holds when some request was answered and the failed share is at most
+    ``max_failed_share``. ``finish_reasons`` counts the servers' reasons (``length``: cut off
+    by the token limit) among answers and failures.
+    """
+    failed = sum(1 for r in responses.values() if r.error is not None)
+    answered = n_requests - failed
+    share = failed / n_requests if n_requests else 0.0
+    status = "ok" if failed == 0 else ("failed" if answered == 0 else "partial")
+    reasons: dict[str, int] = {}
+    for r in responses.values():
+        if r.finish_reason is not None:
+            reasons[r.finish_reason] = reasons.get(r.finish_reason, 0) + 1
+    return {
+        "requests": n_requests,
+        "answered": answered,
+        "failed": failed,
+        "failed_share": round(share, 6),
+        "max_failed_share": max_failed_share,
+        "status": status,
+        "success": n_requests == 0 or (answered > 0 and share <= max_failed_share),
+        "finish_reasons": dict(sorted(reasons.items())),
+    }
+
+
 def error_summary(responses: Mapping[str, Response], limit: int = 5) -> list[dict[str, Any]]:
     errs = [r for r in responses.values() if r.error is not None]
     return [{"request_id": r.request_id, "error": r.error} for r in errs[:limit]] + (
@@ -86,7 +124,7 @@ def build_manifest(
     task: Task,
     ds: Dataset,
     backend: Backend,
-    template: PromptTemplate | None,
+    template: PromptTemplate | ClozeTemplate | None,
     *,
     seed: int,
     n_boot: int,
@@ -126,7 +164,7 @@ def run(
     data: str | Path | None = None,
     out: str | Path | None = None,
     seed: int = 0,
-    template: str | Path | PromptTemplate | None = None,
+    template: str | Path | PromptTemplate | ClozeTemplate | None = None,
     n_boot: int = 2000,
     revision: str | None = None,
     split: str | None = None,
@@ -134,6 +172,12 @@ def run(
     backend_options: Mapping[str, Any] | None = None,
     store: str | Path | bool | None = None,
     resume: bool = True,
+    strict: bool = False,
+    keep_unpaired: bool = False,
+    failed: str = "exclude",
+    labels: str | None = None,
+    alpha_invalid: str | None = None,
+    max_failed_share: float = 0.0,
 ) -> RunResult:
     """Evaluate ``model`` on ``task`` and (with ``out``) write the run directory.
 
@@ -143,24 +187,51 @@ def run(
     Answers of cacheable backends are stored in ``OUT/responses.sqlite`` (or the file given as
     ``store``; ``store=False`` disables it) as they arrive, so rerunning into the same directory
     asks only for what is missing; ``resume=False`` asks everything again.
+
+    ``failed`` decides whether a row whose request never got an answer is left out
+    (``exclude``) or scored as wrong (``wrong``); the manifest's ``failed_requests`` states
+    which, with the counts. ``labels`` and ``alpha_invalid`` choose the SweWinogender label
+    convention and how ``invalid`` enters Krippendorff's alpha (see
+    :mod:`winoscope.scoring.swewinogender`); other tasks reject them.
+
+    The task's validation runs first; its findings go to the manifest and the reports, and with
+    ``strict`` any failing check raises :class:`ValidationFailed` before a model is asked.
+    ``keep_unpaired`` keeps items whose variants differ beyond the pronoun in the paired
+    metrics (English WinoBias; by default they are left out and counted).
     """
     started = time.time()
+    check_failed_share(max_failed_share)
     t = get_task(task) if isinstance(task, str) else task
+    apply_failed_policy(pd.DataFrame(), t.prediction_column, failed)  # an unknown policy fails now
+    _conventions(t, labels=labels, alpha_invalid=alpha_invalid)
     ds = t.load(data, revision=revision, split=split)
+    issues = t.validate(ds)
+    if strict and issues:
+        raise ValidationFailed(issues, ds.source.location)
     backend = (
         model
         if not isinstance(model, str)
         else create_backend(model, seed=seed, **dict(backend_options or {}))
     )
-    if isinstance(template, PromptTemplate):
-        tmpl: PromptTemplate | None = template
-    elif template is not None:
-        tmpl = PromptTemplate.load(template)
+    cloze_mode = str(backend.params.get("mode", "")) == "cloze"
+    tmpl: PromptTemplate | ClozeTemplate | None
+    if cloze_mode:
+        tmpl, requests = _cloze_requests(t, ds, template)
     else:
-        tmpl = t.default_template
-    if tmpl is None:
-        raise TaskError(f"task {t.name} needs a prompt template")
-    requests = t.build_requests(ds, tmpl)
+        if isinstance(template, PromptTemplate):
+            tmpl = template
+        elif isinstance(template, ClozeTemplate):
+            raise TaskError(
+                f"cloze template '{template.name}' needs a backend in mode=cloze "
+                f"({model_label(backend)} has mode {backend.params.get('mode', 'none')!r})"
+            )
+        elif template is not None:
+            tmpl = PromptTemplate.load(template)
+        else:
+            tmpl = t.default_template
+        if tmpl is None:
+            raise TaskError(f"task {t.name} needs a prompt template")
+        requests = t.build_requests(ds, tmpl)
     store_path = _store_path(store, out) if getattr(backend, "cacheable", True) else None
     counts: dict[str, Any] = {}
     with _open_store(store_path) as response_store:
@@ -175,7 +246,15 @@ def run(
             counts=counts,
         )
     predictions = t.predict(ds, requests, responses)
-    result = t.score(predictions, n_boot=n_boot, seed=seed)
+    predictions, unanswered = apply_failed_policy(predictions, t.prediction_column, failed)
+    result = t.score(
+        predictions,
+        n_boot=n_boot,
+        seed=seed,
+        **_score_options(t, keep_unpaired=keep_unpaired),
+        **_conventions(t, labels=labels, alpha_invalid=alpha_invalid),
+    )
+    result.validation = issues
     n_errors = sum(1 for r in responses.values() if r.error is not None)
     manifest = build_manifest(
         t,
@@ -189,12 +268,74 @@ def run(
         started=started,
     )
     manifest["responses"] = {**counts, "store": None if store_path is None else store_path.name}
-    rr = RunResult(t, ds, predictions, result, manifest, errors=error_summary(responses))
+    manifest["outcome"] = run_outcome(responses, len(requests), max_failed_share)
+    transport = getattr(backend, "transport_info", None)
+    if callable(transport):
+        manifest["transport"] = transport()
+    if isinstance(tmpl, ClozeTemplate):
+        manifest.update(protocol="cloze", prompt_template=tmpl.describe())
+        manifest["protocol_notes"] = [ORDER_NOTE]
+    manifest["validation"] = manifest_entry(issues)
+    manifest["failed_requests"] = {"policy": failed, "requests": n_errors, "rows": unanswered}
+    if result.settings.get("conventions"):
+        manifest["conventions"] = result.settings["conventions"]
+    report = getattr(backend, "output_report", None)
+    if callable(report):
+        manifest["resolver_output"] = report()
+    rr = RunResult(
+        t, ds, predictions, result, manifest, errors=error_summary(responses), validation=issues
+    )
     if out is not None:
         from .report import write_run
 
         rr.out_dir = write_run(rr, Path(out))
     return rr
+
+
+def _score_options(t: Task, **options: Any) -> dict[str, Any]:
+    """The options the task's scorer accepts (scorers differ: only paired ones take
+    ``keep_unpaired``)."""
+    import inspect
+
+    params = inspect.signature(t.score).parameters
+    return {k: v for k, v in options.items() if k in params}
+
+
+def _cloze_requests(
+    t: Task, ds: Dataset, template: str | Path | PromptTemplate | ClozeTemplate | None
+) -> tuple[ClozeTemplate, list[Request]]:
+    """The cloze requests of a backend in ``mode=cloze``: the task's cloze template, or the
+    one given (a :class:`ClozeTemplate`, its text or a file)."""
+    if t.build_cloze_requests is None:
+        able = ", ".join(n for n in TASKS.names() if TASKS.get(n).build_cloze_requests)
+        raise TaskError(f"task {t.name} has no cloze protocol (mode=cloze); tasks with one: {able}")
+    if isinstance(template, PromptTemplate):
+        raise TaskError(
+            f"prompt template '{template.name}' is a lettered prompt; mode=cloze takes a cloze "
+            "template ending in {candidate}"
+        )
+    if isinstance(template, ClozeTemplate):
+        tmpl = template
+    elif template is not None:
+        tmpl = ClozeTemplate.load(template)
+    elif t.cloze_template is not None:
+        tmpl = t.cloze_template
+    else:
+        raise TaskError(f"task {t.name} needs a cloze template")
+    return tmpl, t.build_cloze_requests(ds, tmpl)
+
+
+def _conventions(t: Task, **options: str | None) -> dict[str, str]:
+    """Scoring conventions given explicitly; a task whose scorer has no such switch refuses."""
+    import inspect
+
+    given = {k: v for k, v in options.items() if v is not None}
+    params = inspect.signature(t.score).parameters
+    unknown = [k for k in given if k not in params]
+    if unknown:
+        flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
+        raise TaskError(f"task {t.name} has no {flags} option (only SweWinogender's NLI view)")
+    return given
 
 
 def _store_path(store: str | Path | bool | None, out: str | Path | None) -> Path | None:
@@ -221,8 +362,20 @@ def score(
     *,
     n_boot: int = 2000,
     seed: int = 0,
+    strict: bool = False,
+    keep_unpaired: bool = False,
+    failed: str = "exclude",
+    labels: str | None = None,
+    alpha_invalid: str | None = None,
 ) -> ScoreResult:
-    """Score predictions made elsewhere: the dataset's rows with the prediction column added."""
+    """Score predictions made elsewhere: the dataset's rows with the prediction column added.
+
+    The task's validation runs on the rows first (``result.validation``; ``strict`` raises
+    :class:`ValidationFailed` on any failing check before scoring). An empty prediction cell
+    is a request that never got an answer: ``failed`` leaves it out or scores it as wrong
+    (``result.settings["failed_requests"]``). SweWinogender's label convention defaults to
+    SuperLim's (``labels="superlim"``) here, where the predictions are usually a SuperLim
+    submission."""
     from .datasets.sources import SourceInfo, read_table
 
     t = get_task(task) if isinstance(task, str) else task
@@ -231,6 +384,31 @@ def score(
     else:
         raw, name = read_table(predictions), str(predictions)
     table = raw
+    issues: list[Issue] = []
     if t.from_frame is not None:
-        table = t.from_frame(raw, source=SourceInfo(kind="file", location=name)).table
-    return t.score(table, n_boot=n_boot, seed=seed, source=name)
+        ds = t.from_frame(raw, source=SourceInfo(kind="file", location=name))
+        table = ds.table
+        issues = t.validate(ds)
+        if strict and issues:
+            raise ValidationFailed(issues, name)
+    table, unanswered = apply_failed_policy(table, t.prediction_column, failed)
+    conventions = _conventions(t, labels=labels, alpha_invalid=alpha_invalid)
+    if "labels" in inspect_params(t.score):
+        conventions.setdefault("labels", "superlim")
+    result = t.score(
+        table,
+        n_boot=n_boot,
+        seed=seed,
+        source=name,
+        **_score_options(t, keep_unpaired=keep_unpaired),
+        **conventions,
+    )
+    result.validation = issues
+    result.settings["failed_requests"] = {"policy": failed, "rows": unanswered}
+    return result
+
+
+def inspect_params(fn: Any) -> Any:
+    import inspect
+
+    return inspect.signature(fn).parameters

@@ -51,6 +51,7 @@ class Issue:
     message: str
     row: int | None = None
     item: str | None = None
+    field: str | None = None
 
     def format(self) -> str:
         where = []
@@ -58,4 +59,6 @@ class Issue:
             where.append(f"row {self.row}")
         if self.item:
             where.append(f"item {self.item}")
+        if self.field:
+            where.append(f"field '{self.field}'")
         return f"[{self.check}] " + (", ".join(where) + ": " if where else "") + self.message

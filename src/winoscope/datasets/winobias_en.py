@@ -208,6 +208,7 @@ def from_frame(raw: pd.DataFrame, *, source: SourceInfo, name: str = "winobias-e
         + table["item_number"].astype(str)
     )  # fmt: skip
     table["row_id"] = table["item_id"] + "/" + table["condition"].astype(str)
+    table["pair_matched"] = pair_matched(table)
     return Dataset(
         family="winobias-en",
         name=name,
@@ -216,6 +217,19 @@ def from_frame(raw: pd.DataFrame, *, source: SourceInfo, name: str = "winobias-e
         review_status=REVIEW_STATUS,
         metadata={"stereotype_lists": "male_occupations.txt, female_occupations.txt"},
     )
+
+
+def pair_matched(table: pd.DataFrame) -> pd.Series:
+    """True for rows of items with one pro and one anti line that differ only in the pronoun(s):
+    the items the paired metrics (pair consistency, McNemar) can compare."""
+    masked = table["sentence_annotated_en"].map(_mask_pronouns)
+    key = table["item_id"]
+    frame = pd.DataFrame({"key": key, "masked": masked, "cond": table["condition"].astype(str)})
+    per_item = frame.groupby("key", sort=False).agg(
+        variants=("masked", "nunique"), conds=("cond", lambda c: tuple(sorted(c)))
+    )
+    ok = (per_item["variants"] == 1) & per_item["conds"].map(lambda c: c == ("anti", "pro"))
+    return key.map(ok).astype(bool)
 
 
 def validate(ds: Dataset) -> list[Issue]:

@@ -21,6 +21,7 @@ import pandas as pd
 from ..errors import DatasetError
 from .annotation import bracket_mentions, strip_brackets
 from .base import Dataset, Issue
+from .checks_winobias_uk import check_rows
 from .schema import Field, Schema, coerce
 from .sources import SourceInfo, file_sha256, load_hub_table, read_table
 
@@ -148,7 +149,10 @@ def load(
 
 
 def validate(ds: Dataset) -> list[Issue]:
-    """Run every mechanical check of the card; return one Issue per failure (empty: all pass)."""
+    """Run every mechanical check of the card; return one Issue per failure (empty: all pass).
+
+    Structure, roles, markers and duplicates here; pronoun gender, occupation forms,
+    punctuation and sentence length in :mod:`.checks_winobias_uk`."""
     t = ds.table
     issues: list[Issue] = []
     for i, row in enumerate(t.to_dict("records"), start=1):
@@ -248,4 +252,4 @@ def validate(ds: Dataset) -> list[Issue]:
                 issues.append(
                     Issue("occupations", f"{col} differs across variants ({vals})", item=iid)
                 )
-    return issues
+    return issues + check_rows(t, ITEM_KEY)

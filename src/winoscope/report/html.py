@@ -79,6 +79,8 @@ def example_rows(
 
 
 def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
+    from ..scoring.winobias_uk import unpaired_note
+
     man = rr.manifest
     metrics = rr.metrics
     names = list(dict.fromkeys(metrics["metric"].astype(str))) if not metrics.empty else []
@@ -113,6 +115,7 @@ def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
             ex_cols=ex_cols,
             ex_rows=ex_rows,
             version=__version__,
+            unpaired_note=unpaired_note(rr.result.settings),
         )
     )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -42,13 +42,80 @@ def metric_table(metrics: pd.DataFrame) -> str:
     return header + body
 
 
+def validation_banner(manifest: dict) -> str | None:  # type: ignore[type-arg]
+    """One warning line when the task's checks failed on the data (None when they passed)."""
+    v = manifest.get("validation")
+    if not v or v.get("passed", True):
+        return None
+    checks = ", ".join(f"{k}: {n}" for k, n in v.get("failed_checks", {}).items())
+    return (
+        f"**Validation failed**: {v['n_issues']} issue(s) in the data ({checks}); every "
+        "failing row is listed in [validation.json](validation.json). The numbers below are "
+        "computed on these rows as they are."
+    )
+
+
+def conventions_lines(manifest: dict) -> list[str]:  # type: ignore[type-arg]
+    """Report lines stating the conventions that change numbers: what a failed request counts
+    as, SweWinogender's label convention, a resolver output's unmatched documents."""
+    out = []
+    f = manifest.get("failed_requests")
+    if f:
+        fate = (
+            "scored as wrong answers (invalid)"
+            if f.get("policy") == "wrong"
+            else "left out of every denominator"
+        )
+        out.append(
+            f"- **Failed requests** (`--failed {f.get('policy')}`): {f.get('requests', 0)} "
+            f"request(s), {f.get('rows', 0)} row(s) without an answer, {fate}"
+        )
+    for key, value in (manifest.get("conventions") or {}).items():
+        out.append(f"- **Convention** `{key}`: {value}")
+    ro = manifest.get("resolver_output")
+    if ro:
+        out.append(
+            f"- **Resolver output**: {ro.get('documents', 0)} document(s), "
+            f"{ro.get('matched', 0)} matched, {ro.get('unmatched', 0)} with no key document"
+            + (f" (e.g. {', '.join(ro['unmatched_ids'])})" if ro.get("unmatched_ids") else "")
+        )
+    return out
+
+
+def outcome_lines(outcome: dict[str, Any] | None) -> list[str]:
+    """The run's outcome when it is not plain success: no answer at all, or too many failures."""
+    if not outcome or outcome.get("status") == "ok":
+        return []
+    if outcome.get("status") == "failed":
+        return [
+            f"- **Outcome**: FAILED: none of the {outcome['requests']} requests was answered; "
+            "the metrics below are empty"
+        ]
+    verdict = "within" if outcome.get("success") else "above"
+    return [
+        f"- **Outcome**: partial: {outcome['failed']} of {outcome['requests']} requests failed "
+        f"({outcome['failed_share']:.1%}, {verdict} the allowed share "
+        f"{outcome['max_failed_share']:g})"
+    ]
+
+
 def render_markdown(rr: RunResult) -> str:
+    from ..scoring.winobias_uk import unpaired_note
+
     man = rr.manifest
     ds = man["dataset"]
     src = ds["source"]
     lines = [
         f"# {rr.task.name} · {man['model']['spec']}",
         "",
+    ]
+    banner = validation_banner(man)
+    if banner:
+        lines += [f"> ⚠ {banner}", ""]
+    note = unpaired_note(rr.result.settings)
+    if note:
+        lines += [f"> {note}", ""]
+    lines += [
         f"- **Dataset**: {ds['name']} ({src.get('kind')}: `{src.get('location')}`"
         + (f", revision `{src['revision']}`" if src.get("revision") else "")
         + (f", sha256 `{src['sha256'][:16]}…`" if src.get("sha256") else "")
@@ -62,9 +129,12 @@ def render_markdown(rr: RunResult) -> str:
     lines += [
         f"- **Protocol**: {man['protocol']}"
         + (f" (template `{man['prompt_template']['name']}`)" if man.get("prompt_template") else ""),
+        *(f"- **Protocol note**: {pn}" for pn in man.get("protocol_notes") or ()),
         f"- **Model**: `{man['model']['spec']}` params {man['model']['params']}",
         f"- **Seed**: {man['seed']} · bootstrap: {man['bootstrap']['replicates']} replicates over source items, 95% percentile intervals",
         f"- **Requests**: {man['requests']} ({man['request_errors']} failed)",
+        *outcome_lines(man.get("outcome")),
+        *conventions_lines(man),
         f"- **winoscope** {man['winoscope_version']}",
         "- **Full report**: [report.html](report.html) (plots, tables, rows to read; figures in `plots/`)",
         "",

@@ -1,6 +1,7 @@
 """The run directory layout.
 
 OUT/
+  validation.json      the task's checks run on the data first: every failing row
   manifest.json        dataset id + revision or sha256, review status, protocol, prompt
                        template, model and parameters, seed, package version
   predictions.parquet  dataset rows + prediction columns (``prediction_role`` ...)
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..datasets.validation import write_validation_json
 from .html import write_run_html
 from .markdown import render_markdown
 
@@ -76,6 +78,7 @@ def write_run(rr: RunResult, out: Path) -> Path:
         },
     )
     write_json(out / "manifest.json", rr.manifest)
+    write_validation_json(out / "validation.json", rr.validation, task=rr.task.name)
     (out / "report.md").write_text(render_markdown(rr), encoding="utf-8")
     write_run_html(rr, out)
     return out

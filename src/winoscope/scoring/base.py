@@ -25,6 +25,8 @@ class ScoreResult:
     tests: list[dict[str, Any]] = field(default_factory=list)
     counts: pd.DataFrame = field(default_factory=pd.DataFrame)
     settings: dict[str, Any] = field(default_factory=dict)
+    # the task's validation findings (``datasets.base.Issue``), set by ``run``/``score``
+    validation: list[Any] = field(default_factory=list)
 
 
 _TRUTH = {"true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
@@ -86,8 +88,10 @@ def metric_row(
     ``replicates`` (NaN bounds when the value itself is undefined)."""
     import math
 
+    from .paired import record_replicates
     from .stats import percentile_ci
 
+    record_replicates(metric, split, typ, replicates)  # for paired comparisons (``diff``)
     lo, hi = (math.nan, math.nan) if math.isnan(value) else percentile_ci(replicates, level)
     return {
         "metric": metric,

@@ -13,6 +13,10 @@ therefore wrong, as in the card's formula). On ``score_group == "primary_balance
 Controls are reported separately: agreement-control and cross-control accuracy. Every metric is
 computed per (split, type) stratum and then macro-averaged over the strata where it is defined.
 Rows whose ``prediction_role`` is missing (the model never answered) are excluded and counted.
+
+A ``pair_matched`` column (English WinoBias: False for the items whose pro and anti lines differ
+beyond the pronoun) takes those items out of the paired metrics, pair consistency and the
+McNemar test, unless ``keep_unpaired``; ``settings["unpaired_items"]`` counts them either way.
 """
 
 from __future__ import annotations
@@ -45,7 +49,34 @@ def check_predictions(table: pd.DataFrame, source: str = "predictions") -> pd.Se
     return prediction_labels(table, ROLES, source)
 
 
-def _item_stats(rows: pd.DataFrame) -> pd.DataFrame:
+def unpaired_items(rows: pd.DataFrame) -> set[tuple[str, str, str]]:
+    """Items marked ``pair_matched == False`` (their variants differ beyond the pronoun)."""
+    if "pair_matched" not in rows.columns:
+        return set()
+    matched = rows["pair_matched"].astype(str).str.strip().str.lower().isin(["true", "1"])
+    keys = rows.loc[~matched, ITEM].astype(str)
+    return set(keys.itertuples(index=False, name=None))
+
+
+def unpaired_note(settings: dict[str, Any]) -> str | None:
+    """The line reports show about unpaired items (None when the data has none)."""
+    n = settings.get("unpaired_items")
+    if not n:
+        return None
+    if settings.get("unpaired_policy") == "kept":
+        return (
+            f"{n} item(s) whose pro and anti lines differ beyond the pronoun are kept in pair "
+            "consistency and McNemar (--keep-unpaired)."
+        )
+    return (
+        f"{n} item(s) whose pro and anti lines differ beyond the pronoun are left out of pair "
+        "consistency and McNemar (--keep-unpaired keeps them); accuracies use every row."
+    )
+
+
+def _item_stats(
+    rows: pd.DataFrame, unpaired: set[tuple[str, str, str]] | None = None
+) -> pd.DataFrame:
     """Sufficient statistics per source item (the bootstrap's resampling unit)."""
     r = rows.assign(
         is_pro=(rows["score_group"] == "primary_balanced") & (rows["condition"] == "pro"),
@@ -85,6 +116,10 @@ def _item_stats(rows: pd.DataFrame) -> pd.DataFrame:
     ).astype(float)
     # McNemar pairs: items with exactly one pro and one anti primary row
     agg["paired"] = (agg["pro_n"] == 1) & (agg["anti_n"] == 1)
+    if unpaired:
+        drop = np.array([tuple(str(k) for k in key) in unpaired for key in agg.index])
+        agg.loc[drop, ["pair_n", "pair_k"]] = 0.0
+        agg.loc[drop, "paired"] = False
     return agg
 
 
@@ -134,6 +169,7 @@ def score(
     seed: int = 0,
     level: float = 0.95,
     source: str = "predictions",
+    keep_unpaired: bool = False,
 ) -> ScoreResult:
     """Score a table of dataset rows with a ``prediction_role`` column (see module docstring)."""
     pred = check_predictions(table, source)
@@ -143,6 +179,7 @@ def score(
     missing = rows["prediction_role"].isna()
     scored = rows[~missing].copy()
     scored["correct"] = scored["prediction_role"].eq(scored["coreference_role"].astype(str))
+    unpaired = unpaired_items(rows)
 
     rng = np.random.default_rng(seed)
     records: list[dict[str, Any]] = []
@@ -170,7 +207,7 @@ def score(
         )
         if sub.empty:
             continue
-        agg = _item_stats(sub)
+        agg = _item_stats(sub, None if keep_unpaired else unpaired)
         point = _metric_arrays(np.ones((1, len(agg))), agg)
         reps = _metric_arrays(resample_weights(len(agg), n_boot, rng), agg)
         ns = _metric_n(agg)
@@ -195,12 +232,16 @@ def score(
     if tests:
         tests.append(_mcnemar_record("all", "all", pooled_b, pooled_c, pooled_pairs))
     metrics = pd.DataFrame.from_records(records, columns=METRIC_COLUMNS)
-    return ScoreResult(
-        metrics=metrics,
-        tests=tests,
-        counts=pd.DataFrame(counts),
-        settings={"n_boot": n_boot, "seed": seed, "level": level, "resampling_unit": "source item"},
-    )
+    settings: dict[str, Any] = {
+        "n_boot": n_boot,
+        "seed": seed,
+        "level": level,
+        "resampling_unit": "source item",
+    }
+    if "pair_matched" in rows.columns:
+        settings["unpaired_items"] = len(unpaired)
+        settings["unpaired_policy"] = "kept" if keep_unpaired else "excluded"
+    return ScoreResult(metrics=metrics, tests=tests, counts=pd.DataFrame(counts), settings=settings)
 
 
 def _mcnemar_record(split: str, typ: str, b: int, c: int, pairs: int) -> dict[str, Any]:
