@@ -17,9 +17,15 @@ import numpy as np
 
 def resample_weights(n_items: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
     """Counts of each item in ``n_boot`` bootstrap resamples of ``n_items`` items."""
+    from .paired import record_draw  # paired comparisons check both runs drew the same
+
     if n_items == 0:
-        return np.zeros((n_boot, 0))
-    return rng.multinomial(n_items, np.full(n_items, 1.0 / n_items), size=n_boot).astype(float)
+        weights = np.zeros((n_boot, 0))
+    else:
+        weights = rng.multinomial(n_items, np.full(n_items, 1.0 / n_items), size=n_boot)
+        weights = weights.astype(float)
+    record_draw(weights)
+    return weights
 
 
 def weighted_ratio(
