@@ -35,10 +35,11 @@ from .plots import (
     SavedFigure,
     _forest,
     gap_meaning,
+    new_figure,
     plain,
-    plt,
     save_figure,
     signed_gap_metrics,
+    styled,
 )
 from .rundir import RunDir, load_run_dir
 from .tables import Cell, fmt, fmt_ci, headline_metrics, is_missing
@@ -256,6 +257,7 @@ def latex_tables(tidy: pd.DataFrame, flags: Sequence[str] = ()) -> str:
     return "\n".join(out)
 
 
+@styled
 def forest_figure(tidy: pd.DataFrame) -> ReportFigure | None:
     """Signed gaps (macro) with 95% intervals: one panel per task and gap, one row per model."""
     macro = macro_rows(tidy)
@@ -268,7 +270,7 @@ def forest_figure(tidy: pd.DataFrame) -> ReportFigure | None:
     finite = sub[["value", "ci_low", "ci_high"]].to_numpy(dtype=float)
     finite = finite[np.isfinite(finite)]
     bound = min(1.05, max(0.1, float(np.abs(finite).max()) if finite.size else 0.1) * 1.1)
-    fig, axes = plt.subplots(
+    fig, axes = new_figure(
         len(panels),
         1,
         figsize=(6.4, 0.5 + sum(0.3 * n + 0.55 for n in sizes)),

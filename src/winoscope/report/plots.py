@@ -10,25 +10,26 @@ The choice is generic over metric names (tokens split on ``_``):
 - a *per-occupation* plot when the predictions carry occupations (see :mod:`.occupations`);
 - an overview of every macro metric when none of the above applies.
 
-Every plot shows 95% intervals as error bars. Figures are rendered with the Agg backend and
-written as PNG (embedded in the HTML) and SVG (for papers) with fixed metadata, so the same run
-gives the same files.
+Every plot shows 95% intervals as error bars. Figures are explicit
+:class:`matplotlib.figure.Figure` objects drawn inside a local ``rc_context`` (:data:`STYLE`):
+nothing here selects a backend or changes the user's ``rcParams``, so a notebook that imports
+winoscope keeps its own settings. They are written as PNG (embedded in the HTML) and SVG (for
+papers) with fixed metadata, so the same run gives the same files.
 """
 
 from __future__ import annotations
 
+import functools
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
 
 import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .occupations import occupation_behaviour
@@ -63,16 +64,38 @@ GENDER_TOKENS = (
 )
 DPI = 144
 
-plt.rcParams.update(
-    {
-        "svg.hashsalt": "winoscope",
-        "font.size": 9,
-        "axes.spines.top": False,
-        "axes.spines.right": False,
-        "axes.titlesize": 10,
-        "axes.titleweight": "bold",
-    }
-)
+STYLE: dict[str, Any] = {
+    "svg.hashsalt": "winoscope",
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.titlesize": 10,
+    "axes.titleweight": "bold",
+}
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def styled(fn: Callable[P, R]) -> Callable[P, R]:
+    """Run a drawing function inside ``rc_context(STYLE)``: the style applies to what it draws
+    and the caller's rcParams are untouched afterwards."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        with matplotlib.rc_context(STYLE):
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def new_figure(
+    nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float], dpi: int = DPI, **kw: Any
+) -> tuple[Figure, Any]:
+    """A figure unknown to pyplot (no backend, no global figure list) and its axes, as
+    ``pyplot.subplots`` would return them."""
+    fig = Figure(figsize=figsize, dpi=dpi)
+    return fig, fig.subplots(nrows, ncols, **kw)
 
 
 @dataclass
@@ -268,6 +291,7 @@ def _lookup(metrics: pd.DataFrame) -> dict[tuple[str, str, str], tuple[float, fl
     }
 
 
+@styled
 def group_figure(points: pd.DataFrame, title: str) -> Figure:
     """Dots with 95% intervals: one colour per group member, strata (or measures) along x.
 
@@ -275,7 +299,7 @@ def group_figure(points: pd.DataFrame, title: str) -> Figure:
     """
     xs = list(dict.fromkeys(points["x"]))
     series = list(dict.fromkeys(points["series"]))
-    fig, ax = plt.subplots(
+    fig, ax = new_figure(
         figsize=(min(11.0, max(4.8, 0.35 * len(xs) * len(series) + 2.2)), 3.4), dpi=DPI
     )
     width = 0.72 / max(len(series), 1)
@@ -314,6 +338,7 @@ def group_figure(points: pd.DataFrame, title: str) -> Figure:
     return fig
 
 
+@styled
 def gap_figure(metrics: pd.DataFrame, names: Sequence[str]) -> Figure:
     """Horizontal forest of signed gaps per stratum; filled dots: the interval excludes 0."""
     look = _lookup(metrics)
@@ -324,7 +349,7 @@ def gap_figure(metrics: pd.DataFrame, names: Sequence[str]) -> Figure:
         for s, t in keys
         if (n, s, t) in look and not np.isnan(look[(n, s, t)][0])
     ]
-    fig, ax = plt.subplots(figsize=(6.0, 0.8 + 0.32 * max(len(rows), 1)), dpi=DPI)
+    fig, ax = new_figure(figsize=(6.0, 0.8 + 0.32 * max(len(rows), 1)), dpi=DPI)
     _forest(
         ax,
         labels=[
@@ -341,7 +366,7 @@ def gap_figure(metrics: pd.DataFrame, names: Sequence[str]) -> Figure:
 
 
 def _forest(
-    ax: plt.Axes, labels: Sequence[str], values: np.ndarray, emphasise: Sequence[bool]
+    ax: Axes, labels: Sequence[str], values: np.ndarray, emphasise: Sequence[bool]
 ) -> None:
     """Shared by the run gap plot and the comparison forest plot (rows top to bottom)."""
     y = np.arange(len(labels))[::-1]
@@ -368,6 +393,7 @@ def _forest(
     ax.grid(axis="x", alpha=0.3)
 
 
+@styled
 def occupation_figure(behaviour: pd.DataFrame) -> Figure:
     """Share resolved to each occupation, one marker per pronoun gender, grouped by statistic.
 
@@ -384,7 +410,7 @@ def occupation_figure(behaviour: pd.DataFrame) -> Figure:
     if numeric and {"male", "female"} <= set(genders):
         return difference_vs_statistic_figure(behaviour)
     if numeric:
-        fig, ax = plt.subplots(figsize=(6.0, 4.0), dpi=DPI)
+        fig, ax = new_figure(figsize=(6.0, 4.0), dpi=DPI)
         for i, g in enumerate(genders):
             sub = behaviour[behaviour["pronoun_gender"] == g]
             ax.errorbar(
@@ -427,7 +453,7 @@ def occupation_figure(behaviour: pd.DataFrame) -> Figure:
     occupations = [o for o, _ in order]
     labels = [lab for _, lab in order]
     pos = {o: i for i, o in enumerate(occupations)}
-    fig, ax = plt.subplots(figsize=(6.4, 1.2 + 0.27 * len(occupations)), dpi=DPI)
+    fig, ax = new_figure(figsize=(6.4, 1.2 + 0.27 * len(occupations)), dpi=DPI)
     step = 0.36 / max(len(genders), 1)
     for i, g in enumerate(genders):
         sub = behaviour[behaviour["pronoun_gender"] == g]
@@ -497,13 +523,14 @@ def occupation_differences(behaviour: pd.DataFrame) -> pd.DataFrame:
     return out.dropna()
 
 
+@styled
 def difference_vs_statistic_figure(behaviour: pd.DataFrame) -> Figure:
     """Winogender-style: female − male share resolved to the occupation against a numeric
     occupation statistic, with the least-squares line and Pearson's r (and its p-value)."""
     from scipy.stats import pearsonr
 
     d = occupation_differences(behaviour)
-    fig, ax = plt.subplots(figsize=(6.0, 4.0), dpi=DPI)
+    fig, ax = new_figure(figsize=(6.0, 4.0), dpi=DPI)
     ax.scatter(d["statistic"], d["difference"], s=22, color=PURPLE, alpha=0.8, zorder=3)
     ax.axhline(0, color="black", lw=0.8)
     note = f"n = {len(d)} occupations"
@@ -532,9 +559,10 @@ def difference_vs_statistic_figure(behaviour: pd.DataFrame) -> Figure:
     return fig
 
 
+@styled
 def overview_figure(metrics: pd.DataFrame) -> Figure:
     macro = metrics[metrics["split"] == "macro"]
-    fig, ax = plt.subplots(figsize=(6.0, 0.9 + 0.3 * max(len(macro), 1)), dpi=DPI)
+    fig, ax = new_figure(figsize=(6.0, 0.9 + 0.3 * max(len(macro), 1)), dpi=DPI)
     _forest(
         ax,
         labels=[m.replace("_", " ") for m in macro["metric"]],
@@ -610,13 +638,13 @@ def run_figures(metrics: pd.DataFrame, predictions: pd.DataFrame | None) -> list
 
 
 def save_figure(fig: ReportFigure, folder: Path) -> SavedFigure:
-    """Write ``folder/KEY.png`` and ``folder/KEY.svg``; close the figure."""
+    """Write ``folder/KEY.png`` and ``folder/KEY.svg``."""
     folder.mkdir(parents=True, exist_ok=True)
     png_path, svg_path = folder / f"{fig.key}.png", folder / f"{fig.key}.svg"
     buf = io.BytesIO()
-    fig.figure.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
-    png = buf.getvalue()
-    png_path.write_bytes(png)
-    fig.figure.savefig(svg_path, format="svg", metadata={"Date": None, "Creator": None})
-    plt.close(fig.figure)
+    with matplotlib.rc_context(STYLE):
+        fig.figure.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+        png = buf.getvalue()
+        png_path.write_bytes(png)
+        fig.figure.savefig(svg_path, format="svg", metadata={"Date": None, "Creator": None})
     return SavedFigure(fig.key, fig.title, fig.caption, png, png_path, svg_path)
