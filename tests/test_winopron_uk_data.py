@@ -179,6 +179,9 @@ def test_pronoun_form_must_fit_set_and_type(tmp_path: Path) -> None:
     assert d.loc[12, "pronoun_type"] == "oblique" and d.loc[12, "pronoun_set"] == "male"
     for col in ("pronoun_uk", "sentence_uk", "sentence_annotated_uk"):
         d.loc[12, col] = d.loc[12, col].replace("нього", "неї")
+    fc = frames["forced_choice"]  # its prompts quote the sentence (prompt_integrity)
+    mine = fc["row_id"] == d.loc[12, "row_id"]
+    fc.loc[mine, "prompt_uk"] = fc.loc[mine, "prompt_uk"].str.replace("нього", "неї")
     found = checks(frames, tmp_path)
     assert found == [
         "[pronoun] row 13, item double:double-003-occupation-male: pronoun_uk 'неї' is not a "

@@ -26,6 +26,7 @@ import pandas as pd
 from ..errors import DatasetError
 from .annotation import bracket_mentions, strip_brackets
 from .base import Dataset, Issue
+from .checks_winopron_uk import check_entities, check_prompts
 from .schema import Field, Schema, coerce
 from .sources import TABLE_SUFFIXES, SourceInfo, file_sha256, load_hub_table, read_table
 
@@ -343,7 +344,8 @@ def validate(ds: Dataset) -> list[Issue]:
     """Run every mechanical check of the card; return one Issue per failure (empty: all pass).
 
     Rows are numbered from 1 within their own configuration; ``item`` names the configuration
-    and the row_id (or prompt_id).
+    and the row_id (or prompt_id). Entity inflection and prompt integrity (Ukrainian only) are
+    in :mod:`.checks_winopron_uk`.
     """
     lang = getattr(ds, "lang", "uk")
     t = ds.table
@@ -352,9 +354,13 @@ def validate(ds: Dataset) -> list[Issue]:
     for context, rows in t.groupby("context", observed=True, sort=False):
         issues += _check_sentences(rows, str(context), lang, forms)
         issues += _check_pairs(rows, str(context))
+        if lang == "uk":
+            issues += check_entities(rows, str(context))
     prompts = getattr(ds, "prompts", None)
     if prompts is not None:
         issues += _check_prompts(t, prompts)
+        if lang == "uk":
+            issues += check_prompts(t, prompts)
     return issues
 
 
