@@ -492,3 +492,28 @@ def test_other_modes_keep_the_two_order_protocol():
 def test_a_cloze_template_with_a_lettered_backend_is_an_error():
     with pytest.raises(TaskError, match="needs a backend in mode=cloze"):
         run("winobias-uk", "baseline:first", template=cloze.UK_CLOZE)
+
+
+def test_demo_table_says_how_each_row_was_asked():
+    from winoscope.demo import GEMMA_SPEC, model_options, summary_table
+
+    assert model_options("winobias-uk", GEMMA_SPEC) == {"mode": "cloze"}
+    assert model_options("swewinogender/resolution", GEMMA_SPEC) == {"mode": "cloze"}
+    assert model_options("swewinogender/nli", GEMMA_SPEC) == {}
+    assert model_options("winobias-uk", "baseline:first") == {}
+    results = [
+        run("winobias-uk", "baseline:first", n_boot=10),
+        run("winobias-uk", "cloze-test:short", n_boot=10),
+    ]
+    rows = {
+        cells[0]: cells
+        for line in summary_table(results).splitlines()
+        if line.startswith("| ")
+        for cells in [[c.strip() for c in line.strip().strip("|").split(" | ")]]
+    }
+    assert rows["model"][1] == "mode"
+    assert rows["baseline:first"][1] == "reference"
+    assert rows["cloze-test:short"][1] == "cloze"
+    oc = rows["model"].index("option_order_consistency")
+    assert rows["cloze-test:short"][oc] == "1.000 (by construction)"
+    assert rows["baseline:first"][oc].startswith("1.000 [")

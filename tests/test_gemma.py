@@ -192,11 +192,13 @@ def test_demo_puts_gemma_beside_the_baselines(gemma_dir: Path, tmp_path: Path) -
     rows = {line.split(" | ")[0].lstrip("| "): line for line in table.splitlines() if " | " in line}
     assert GEMMA_SPEC in rows and "baseline:agreement" in rows
     readme = (tmp_path / "demo" / "README.md").read_text(encoding="utf-8")
-    assert "log-likelihood of each option's wording" in readme
+    assert "scored by cloze" in readme
     manifest = json.loads(
         (tmp_path / "demo" / "winobias-uk__gemma_270m" / "manifest.json").read_text()
     )
     assert manifest["model"]["spec"] == GEMMA_SPEC
     assert manifest["model"]["params"]["gguf_sha256"] == gemma.GGUF_SHA256
     assert manifest["request_errors"] == 0
-    assert manifest["requests"] == 2 * 76  # the bundled sample's rows, both option orders
+    assert manifest["protocol"] == "cloze" and manifest["model"]["params"]["mode"] == "cloze"
+    assert manifest["requests"] == 76  # the bundled sample's rows, one cloze request each
+    assert rows[GEMMA_SPEC].split(" | ")[1] == "cloze"

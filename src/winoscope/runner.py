@@ -308,7 +308,10 @@ def _cloze_requests(
     one given (a :class:`ClozeTemplate`, its text or a file)."""
     if t.build_cloze_requests is None:
         able = ", ".join(n for n in TASKS.names() if TASKS.get(n).build_cloze_requests)
-        raise TaskError(f"task {t.name} has no cloze protocol (mode=cloze); tasks with one: {able}")
+        raise TaskError(
+            f"task {t.name} has no cloze protocol (the backend's mode is cloze): ask it with "
+            f"another mode (-M mode=texts or -M mode=letters), or run a task with one: {able}"
+        )
     if isinstance(template, PromptTemplate):
         raise TaskError(
             f"prompt template '{template.name}' is a lettered prompt; mode=cloze takes a cloze "
@@ -379,6 +382,8 @@ def score(
     from .datasets.sources import SourceInfo, read_table
 
     t = get_task(task) if isinstance(task, str) else task
+    apply_failed_policy(pd.DataFrame(), t.prediction_column, failed)  # an unknown policy fails now
+    conventions = _conventions(t, labels=labels, alpha_invalid=alpha_invalid)
     if isinstance(predictions, pd.DataFrame):
         raw, name = predictions, "predictions"
     else:
@@ -392,7 +397,6 @@ def score(
         if strict and issues:
             raise ValidationFailed(issues, name)
     table, unanswered = apply_failed_policy(table, t.prediction_column, failed)
-    conventions = _conventions(t, labels=labels, alpha_invalid=alpha_invalid)
     if "labels" in inspect_params(t.score):
         conventions.setdefault("labels", "superlim")
     result = t.score(
