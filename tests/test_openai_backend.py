@@ -9,7 +9,7 @@ import time
 import pytest
 
 from winoscope.backends import create_backend
-from winoscope.backends.openai_compat import (
+from winoscope.backends.openai_compat import (  # the names it has always exported
     backoff_delay,
     cli_backend_options,
     label_scores,
@@ -83,7 +83,12 @@ def test_base_url_normalised_and_checked() -> None:
 def test_factory_rejects_bad_options_and_keeps_key_out_of_params(monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-not-in-params")
     b = create_backend("openai:m", base_url="http://127.0.0.1:1/v1")
-    assert b.params == {"mode": "chat", "temperature": 0.0, "max_tokens": 16}
+    assert b.params == {
+        "mode": "chat",
+        "temperature": 0.0,
+        "max_tokens": 16,
+        "server": ["http://127.0.0.1:1/v1"],
+    }
     assert "sk-not-in-params" not in repr(b.params)
     # the seed only matters (and is only part of the key) when sampling
     assert "seed" in create_backend("openai:m", base_url="http://x/v1", temperature=0.7).params
@@ -250,8 +255,10 @@ def test_logprob_modes_score_the_option_letters(mode: str) -> None:
         resp = out[req.request_id]
         win = pick_letter(req.prompt)
         lp = dict(zip(["A", "B"], resp.option_logprobs or (), strict=True))
-        assert lp[win] == pytest.approx(-0.25)
-        assert lp["B" if win == "A" else "A"] == pytest.approx(-1.5)
+        assert lp[win] == pytest.approx(-0.3)
+        assert lp["B" if win == "A" else "A"] == pytest.approx(-1.6)
+        # five candidates: the two letters, "The" and two fillers; the mass is on the letters
+        assert resp.letter_mass == pytest.approx(math.exp(-0.3) + math.exp(-1.6))
         assert answer_role(req, resp) == req.option(win).role  # type: ignore[union-attr]
 
 

@@ -48,7 +48,7 @@ def test_api_key_never_reaches_files_logs_or_the_store(tmp_path: Path) -> None:
             srv.url, out, "--max-retries", "1", "--api-key-env", "EVAL_KEY", env_key="EVAL_KEY"
         )
         sent = {c.authorization for c in srv.calls}
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 3, proc.stderr  # some requests failed: the run says so
     assert sent == {f"Bearer {SECRET}"}  # the key was used ...
     # ... and appears nowhere: stdout, stderr, or any byte of any file in the run directory
     assert SECRET not in proc.stdout + proc.stderr
@@ -67,7 +67,14 @@ def test_api_key_never_reaches_files_logs_or_the_store(tmp_path: Path) -> None:
     assert n_failed > 0
     assert f"{n_failed} request(s) failed after retries" in proc.stderr
     assert "Bearer ***" in proc.stderr
-    assert manifest["model"]["params"] == {"mode": "chat", "temperature": 0.0, "max_tokens": 16}
+    assert manifest["model"]["params"] == {
+        "mode": "chat",
+        "temperature": 0.0,
+        "max_tokens": 16,
+        "server": [srv.url],
+    }
+    assert manifest["outcome"]["status"] == "partial"
+    assert manifest["outcome"]["failed"] == n_failed
 
 
 def test_rerun_in_the_same_directory_reuses_answers_and_no_resume_does_not(tmp_path: Path) -> None:

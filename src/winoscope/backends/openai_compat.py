@@ -1,146 +1,96 @@
 """``openai:MODEL``: any OpenAI-compatible server (vLLM, llama.cpp server, Ollama, hosted APIs).
 
-Three modes (the ``mode`` option, recorded in ``params``):
+Four modes (the ``mode`` option, recorded in ``params``):
 
 - ``chat`` (default): ``POST /chat/completions`` with the prompt as one user message, greedy
-  (``temperature=0``) and short (``max_tokens=16``); the answer text is normalised by the
-  protocol (``"B"``, ``"B. секретарка"``, ``"секретарка"`` all name option B).
+  (``temperature=0``) and short (``max_tokens=16``, sent as ``max_completion_tokens`` with
+  ``token_param=max_completion_tokens`` for servers that want it); the answer is the message's
+  ``content`` (never ``reasoning_content``), normalised by the protocol. Empty or null content is
+  a failed answer naming its ``finish_reason``, never a stored one.
 - ``letters``: ``POST /completions`` with ``max_tokens=1`` and ``logprobs=top_logprobs``; each
   option's score is the log-probability of its label as the next token (``"A"`` or ``" A"``,
-  whichever variants are among the top tokens, summed in probability space). A label absent
-  from the top tokens scores ``-inf``; when no label is present the answer is a tie, which the
-  protocol counts as invalid (never as an error). For base models served with completions.
+  summed in probability space). A label absent from the top tokens scores ``-inf``; when no
+  label is present the answer is a tie, which the protocol counts as invalid. ``letter_mass``
+  is the probability on the letters among the top candidates.
 - ``chat-letters``: the same read from ``/chat/completions`` with ``logprobs=true`` and
   ``top_logprobs`` (servers that only offer chat, e.g. hosted APIs).
+- ``cloze``: cloze requests (context, continuations) scored from ``/completions`` with
+  ``echo=true, logprobs=1, max_tokens=0`` and one prompt per option (``context + continuation``,
+  sent as a list in one call): each option's score is the sum of the log-probabilities of the
+  tokens whose ``text_offset`` lies in its continuation. A server that refuses ``max_tokens=0``
+  is asked with 1 (the generated token lies after the prompt and is not counted).
 
-Requests run concurrently on one asyncio loop (a background thread, uvloop when installed, so
-``respond`` stays a plain iterator) with at most ``concurrency`` in flight, spread round-robin
-over every base URL; a retry goes to the next URL. They go over keep-alive connections of
-:mod:`.http1`, a small HTTP/1.1 client that costs about a third of the CPU per request of a
-general one, which is what keeps 256 requests in flight at the server's pace on two cores.
+Requests run concurrently on one asyncio loop in a background thread (so ``respond`` stays a
+plain iterator), at most ``concurrency`` in flight, spread round-robin over every base URL; a
+retry goes to the next URL. HTTP is :mod:`.openai_http` (aiohttp): proxies from the environment
+or ``proxy``, same-origin 307/308 redirects, TLS with the system store or ``SSL_CERT_FILE``.
 
-HTTP 429 waits for ``Retry-After`` (seconds or an HTTP date); 5xx, 408, timeouts, dropped
-connections and unreadable or empty bodies are retried with exponential backoff and full jitter
-(``backoff * 2**attempt``, capped, times a uniform draw) up to ``max_retries`` times, then
-become ``Response(error=...)`` for that request. 401, 403 and
-404 stop the run with a :class:`BackendError` (a wrong key, model or URL fails every request
-the same way), and so does a TLS certificate that cannot be verified. Other 4xx answers are
-per-request errors without retry.
+HTTP 429 and 503 wait for ``Retry-After`` (seconds or an HTTP date) when given; 5xx, 408,
+timeouts, dropped or reset connections and unreadable bodies (malformed, nested too deeply,
+non-finite log-probabilities) are retried with exponential backoff and full jitter up to
+``max_retries`` times, then become ``Response(error=...)`` for that request. 401, 403, 404 and
+407 stop the run with a :class:`BackendError`, as do an untrusted TLS certificate and a redirect
+that cannot be followed. Other 4xx answers, empty answers and missing log-probabilities are
+per-request errors without retry; when the first :data:`EARLY_STOP` answers all fail that same
+way the run stops with that error instead of paying for the rest.
 
-The API key is read from the environment variable named by ``api_key_env`` (default
-``OPENAI_API_KEY``) when the backend starts; it is sent only in the ``Authorization`` header,
-never kept in ``params`` and masked out of every error message.
-
-``seed`` is sent, and recorded in ``params``, only when ``temperature > 0``: greedy answers do
-not depend on it, so changing the bootstrap seed does not invalidate stored answers.
+The API key is read from the environment variable named by ``api_key_env`` when the backend
+starts; it is sent only in the ``Authorization`` header, never kept in ``params`` and masked out
+of every error message before any message is cut short.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
-import gc
 import json
-import math
 import os
 import random
-import ssl
 import threading
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from ..errors import BackendError
 from ..records import Request, Response
 from .base import backend
-from .http1 import ConnectionPool, Endpoint, HttpProtocolError
+from .openai_http import Transport, proxy_summary
+from .openai_options import build_backend_settings, cli_backend_options, normalise_base_url
+from .openai_parse import (
+    RequestFailed,
+    RetryableError,
+    backoff_delay,
+    chat_text,
+    cloze_scores,
+    label_scores,
+    letter_mass,
+    load_json,
+    parse_retry_after,
+    redact,
+    snippet,
+    top_from_chat,
+    top_from_completions,
+)
 
-MODES = ("chat", "letters", "chat-letters")
-FATAL_STATUS = {401: "unauthorised", 403: "forbidden", 404: "not found"}
+__all__ = [
+    "EARLY_STOP",
+    "OpenAIBackend",
+    "backoff_delay",
+    "cli_backend_options",
+    "label_scores",
+    "make_openai",
+    "normalise_base_url",
+    "parse_retry_after",
+]
+
+MODES = ("chat", "letters", "chat-letters", "cloze")
+FATAL_STATUS = {401: "unauthorised", 403: "forbidden", 404: "not found",
+                407: "proxy authentication required"}  # fmt: skip
 RETRY_STATUS = {408, 409, 425, 429}
-
-
-class RetryableError(Exception):
-    """A failure worth another attempt; ``wait`` overrides the backoff (Retry-After)."""
-
-    def __init__(self, message: str, wait: float | None = None) -> None:
-        super().__init__(message)
-        self.wait = wait
-
-
-class RequestFailed(Exception):
-    """A failure another attempt would not fix (a 400 for this prompt)."""
-
-
-def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header: ``"3"``, ``"0.5"`` or an HTTP date.
-
-    >>> parse_retry_after("2")
-    2.0
-    >>> parse_retry_after("Wed, 21 Oct 2015 07:28:05 GMT", now=1445412480.0)
-    5.0
-    """
-    if value is None or not value.strip():
-        return None
-    text = value.strip()
-    try:
-        seconds = float(text)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(text)
-        except (TypeError, ValueError):
-            return None
-        seconds = when.timestamp() - (time.time() if now is None else now)
-    if math.isnan(seconds):
-        return None
-    return max(0.0, seconds)
-
-
-def backoff_delay(attempt: int, base: float, cap: float, rng: random.Random) -> float:
-    """Full jitter: uniform in ``[0, min(cap, base * 2**attempt)]`` (attempt counts from 0)."""
-    return rng.uniform(0.0, min(cap, base * (2.0**attempt)))
-
-
-def label_scores(top: dict[str, float], labels: Sequence[str]) -> tuple[float, ...]:
-    """Log-probability of each label among the next-token candidates ``top``.
-
-    Tokens are compared after stripping surrounding whitespace, so ``"A"`` and ``" A"`` both
-    count for label ``A`` (their probabilities add up). A label with no candidate gets
-    ``-inf``.
-
-    >>> label_scores({" A": -0.1, " B": -2.5, "A": -3.0}, ["A", "B"])  # doctest: +ELLIPSIS
-    (-0.0..., -2.5)
-    """
-    out = []
-    for label in labels:
-        hits = [lp for tok, lp in top.items() if tok.strip() == label]
-        if not hits:
-            out.append(-math.inf)
-            continue
-        m = max(hits)
-        out.append(m + math.log(sum(math.exp(h - m) for h in hits)))
-    return tuple(out)
-
-
-def _top_from_completions(body: dict[str, Any]) -> dict[str, float]:
-    lp = body["choices"][0]["logprobs"]
-    tops = lp["top_logprobs"]
-    if not tops or not isinstance(tops[0], dict):
-        raise ValueError("logprobs.top_logprobs is empty")
-    return {str(k): float(v) for k, v in tops[0].items()}
-
-
-def _top_from_chat(body: dict[str, Any]) -> dict[str, float]:
-    content = body["choices"][0]["logprobs"]["content"]
-    if not content:
-        raise ValueError("logprobs.content is empty")
-    first = content[0]
-    top = {str(t["token"]): float(t["logprob"]) for t in first.get("top_logprobs") or []}
-    top.setdefault(str(first["token"]), float(first["logprob"]))
-    return top
+WAIT_STATUS = {429, 503}  # statuses whose Retry-After is honoured
+EARLY_STOP = 20  # the first this many answers failing the same deterministic way stop the run
 
 
 @dataclass
@@ -157,23 +107,40 @@ class OpenAIBackend:
     backoff: float = 0.5
     backoff_cap: float = 20.0
     retry_after_cap: float = 120.0
+    proxy: str | None = None
     poll: float = 0.02
     kind: str = "openai"
     cacheable: bool = True
     stats: dict[str, int] = field(default_factory=dict)
     _body_parts: tuple[bytes, bytes] | None = field(default=None, init=False, repr=False)
-
-    STAGGER: ClassVar[int] = 16  # workers started per event-loop iteration
+    _cloze_tokens: int = field(default=0, init=False, repr=False)
 
     @property
     def mode(self) -> str:
         return str(self.params["mode"])
 
+    @property
+    def token_param(self) -> str:
+        return str(self.params.get("token_param", "max_tokens"))
+
+    def transport_info(self) -> dict[str, Any]:
+        """For the manifest: whether requests went through a proxy (never its address)."""
+        return proxy_summary(list(self.base_urls), self.proxy)
+
     # ----------------------------------------------------------------- payloads and parsing
     def endpoint(self) -> str:
-        return "/completions" if self.mode == "letters" else "/chat/completions"
+        return "/completions" if self.mode in ("letters", "cloze") else "/chat/completions"
 
     def payload(self, req: Request) -> dict[str, Any]:
+        if self.mode == "cloze":
+            return {
+                "model": self.model,
+                "prompt": [req.prompt + o.text for o in req.options],
+                "max_tokens": self._cloze_tokens,
+                "echo": True,
+                "logprobs": 1,
+                "temperature": 0.0,
+            }
         return self._payload(req.prompt)
 
     def _payload(self, prompt: str) -> dict[str, Any]:
@@ -190,14 +157,17 @@ class OpenAIBackend:
         messages.append({"role": "user", "content": prompt})
         body["messages"] = messages
         if self.mode == "chat-letters":
-            body.update(max_tokens=1, logprobs=True, top_logprobs=p["top_logprobs"])
+            body.update(logprobs=True, top_logprobs=p["top_logprobs"])
+            body[self.token_param] = 1
         else:
-            body["max_tokens"] = p["max_tokens"]
+            body[self.token_param] = p["max_tokens"]
         return body
 
     def encode(self, req: Request) -> bytes:
-        """``payload(req)`` as JSON bytes: the prompt is the only part that changes between
-        requests, so the rest is encoded once and the prompt spliced in."""
+        """``payload(req)`` as JSON bytes; for one-prompt modes the rest is encoded once and
+        the prompt spliced in."""
+        if self.mode == "cloze":
+            return json.dumps(self.payload(req), ensure_ascii=False).encode("utf-8")
         parts = self._body_parts
         if parts is None:
             mark = "\u0000winoscope-prompt\u0000"
@@ -206,48 +176,56 @@ class OpenAIBackend:
             parts = self._body_parts = (before.encode("utf-8"), after.encode("utf-8"))
         return parts[0] + json.dumps(req.prompt, ensure_ascii=False).encode("utf-8") + parts[1]
 
-    def parse(self, req: Request, raw: bytes, latency: float) -> Response:
-        """Turn a 200 body into a response; anything unreadable raises ``RetryableError``."""
-        if not raw.strip():
-            raise RetryableError("empty response body")
+    def parse(self, req: Request, raw: bytes, latency: float, key: str = "") -> Response:
+        """Turn a 200 body into a response. Unreadable: ``RetryableError``; readable but
+        unusable (empty answer, no log-probabilities): ``RequestFailed``."""
+        body = load_json(raw, key)
+        base: dict[str, Any] = {
+            "request_id": req.request_id,
+            "backend": self.kind,
+            "model": self.model,
+            "latency_s": latency,
+        }
         try:
-            body = json.loads(raw)
             if self.mode == "chat":
-                content = body["choices"][0]["message"].get("content")
-                if content is not None and not isinstance(content, str):
-                    raise TypeError("message.content is not text")
-                return Response(
-                    request_id=req.request_id,
-                    backend=self.kind,
-                    model=self.model,
-                    text=content or "",
-                    latency_s=latency,
-                )
-            top = _top_from_completions(body) if self.mode == "letters" else _top_from_chat(body)
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-            snippet = raw[:120].decode("utf-8", "replace")
-            raise RetryableError(f"malformed response body ({exc!s}): {snippet!r}") from None
-        return Response(
-            request_id=req.request_id,
-            backend=self.kind,
-            model=self.model,
-            option_logprobs=label_scores(top, [o.label for o in req.options]),
-            latency_s=latency,
-        )
+                text, finish = chat_text(body)
+                return Response(**base, text=text, finish_reason=finish)
+            if self.mode == "cloze":
+                sums, counts = cloze_scores(body, req)
+                return Response(**base, option_logprobs=sums, option_token_counts=counts)
+            top = top_from_completions(body) if self.mode == "letters" else top_from_chat(body)
+            finish = body["choices"][0].get("finish_reason")
+            labels = [o.label for o in req.options]
+            return Response(
+                **base,
+                option_logprobs=label_scores(top, labels),
+                letter_mass=letter_mass(top, labels),
+                finish_reason=None if finish is None else str(finish),
+            )
+        except RequestFailed:
+            raise
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError, OverflowError,
+                RecursionError) as exc:  # fmt: skip
+            why = redact(str(exc), key)
+            raise RetryableError(f"malformed response body ({why}): {snippet(raw, key, 120)}") from None
 
     # ----------------------------------------------------------------------------- running
     def respond(self, requests: Sequence[Request]) -> Iterator[Response]:
         """Yield responses as they complete; closing the iterator cancels what is in flight."""
         if not requests:
             return
+        wrong = sorted({r.kind for r in requests if (r.kind == "cloze") != (self.mode == "cloze")})
+        if wrong:
+            raise BackendError(
+                f"openai mode '{self.mode}' cannot answer {', '.join(wrong)} requests"
+                + (" (use --mode cloze)" if "cloze" in wrong else "")
+            )
         key = os.environ.get(self.api_key_env, "")
-        # The loop thread appends to a deque; this thread drains it in batches every
-        # ``poll`` seconds, so the two threads do not hand the GIL over once per response; the
-        # last response sets ``ended`` so it is not held back a poll period, and the iterator
-        # ends with it: closing the connections and the loop finishes in the background.
+        # The loop thread appends to a deque; this thread drains it every ``poll`` seconds, so
+        # the two do not hand the GIL over once per response; the last response sets ``ended``.
         out: deque[Response | BaseException | None] = deque()
         ended = threading.Event()
-        loop = _new_loop()
+        loop = asyncio.new_event_loop()
         main: asyncio.Task[None] | None = None
 
         async def start() -> None:
@@ -270,11 +248,6 @@ class OpenAIBackend:
                 ended.set()
 
         worker = threading.Thread(target=thread_main, name="winoscope-openai", daemon=True)
-        # A full garbage collection walks every object in the process (60 ms with the
-        # scientific stack loaded) and stalls every request in flight meanwhile. Objects that
-        # exist before the run are set aside for its duration, so collections during it walk
-        # only what the run allocates; they return to the collector when it ends.
-        gc.freeze()
         worker.start()
         finished = False
         remaining = len(requests)
@@ -293,234 +266,141 @@ class OpenAIBackend:
                 yield item
             finished = True
         finally:
-            gc.unfreeze()
             if not finished:
                 with contextlib.suppress(RuntimeError):
                     loop.call_soon_threadsafe(lambda: main is not None and main.cancel())
                 worker.join(timeout=10)
 
     async def _run_all(
-        self,
-        requests: Sequence[Request],
-        key: str,
-        out: deque[Any],
-        ended: threading.Event | None = None,
+        self, requests: Sequence[Request], key: str, out: deque[Any], ended: threading.Event
     ) -> None:
         self.stats = {"http_calls": 0, "retries": 0, "errors": 0}
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        endpoints = [Endpoint.parse(u + self.endpoint(), headers) for u in self.base_urls]
-        pool = ConnectionPool(self.timeout)
+        transport = Transport(self.concurrency, self.timeout, headers, self.proxy)
+        urls = [u + self.endpoint() for u in self.base_urls]
         rng = random.Random()
         pending = iter(enumerate(requests))
         answered = [0]
+        first: list[str | None] = []  # failure signature (None: answered) of the first answers
 
-        # ``concurrency`` workers pull from one iterator: at most that many requests are in
-        # flight, and no task or semaphore waiter exists per queued request.
-        async def worker(k: int) -> None:
-            # Workers start in groups a loop iteration apart, so the first requests go out
-            # while later connections are still being opened, not after all of them.
-            for _ in range(k // self.STAGGER):
-                await asyncio.sleep(0)
+        async def worker() -> None:
+            # ``concurrency`` workers pull from one iterator: at most that many in flight, and
+            # no task or semaphore waiter exists per queued request.
             for i, req in pending:
-                resp = await self._ask(pool, i, req, key, rng, endpoints)
+                resp, signature = await self._ask(transport, i, req, key, rng, urls)
                 if resp.error is not None:
                     self.stats["errors"] += 1
+                if len(first) < EARLY_STOP:
+                    first.append(signature)
+                    if len(first) == EARLY_STOP and len(set(first)) == 1 and signature:
+                        raise BackendError(
+                            f"the first {EARLY_STOP} answers all failed the same way, so the "
+                            f"run stops: {resp.error}"
+                        )
                 out.append(resp)
                 answered[0] += 1
-                if answered[0] == len(requests) and ended is not None:
+                if answered[0] == len(requests):
                     ended.set()
 
         n_workers = min(self.concurrency, len(requests))
-        workers = [asyncio.ensure_future(worker(k)) for k in range(n_workers)]
+        workers = [asyncio.ensure_future(worker()) for _ in range(n_workers)]
         try:
             await asyncio.gather(*workers)
         finally:
             for w in workers:
                 w.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
-            pool.close()
+            await transport.close()
 
     async def _ask(
         self,
-        pool: ConnectionPool,
+        transport: Transport,
         index: int,
         req: Request,
         key: str,
         rng: random.Random,
-        endpoints: Sequence[Endpoint],
-    ) -> Response:
-        body = self.encode(req)
+        urls: Sequence[str],
+    ) -> tuple[Response, str | None]:
+        """The response to one request and, when it failed deterministically, why."""
+        aiohttp = transport.aiohttp
         last = ""
-        for attempt in range(self.max_retries + 1):
-            endpoint = endpoints[(index + attempt) % len(endpoints)]
-            url = endpoint.url
+        attempt = 0
+        while True:
+            url = urls[(index + attempt) % len(urls)]
             wait: float | None = None
             started = time.perf_counter()
+            body = self.encode(req)
             try:
                 self.stats["http_calls"] += 1
-                status, answer_headers, raw = await pool.post(endpoint, body)
+                answer = await transport.post(url, body)
                 latency = time.perf_counter() - started
+                status = answer.status
                 if status == 200:
-                    return self.parse(req, raw, latency)
-                detail = _redact(raw[:200].decode("utf-8", "replace"), key)
+                    return self.parse(req, answer.body, latency, key), None
+                detail = snippet(answer.body, key)
                 if status in FATAL_STATUS:
                     raise BackendError(
-                        f"{url} answered HTTP {status} ({FATAL_STATUS[status]}): {detail!r}; "
-                        f"check the base URL, the model name '{self.model}' and the API key in "
-                        f"${self.api_key_env}"
+                        f"{answer.url} answered HTTP {status} ({FATAL_STATUS[status]}): "
+                        f"{detail}; check the base URL, the model name '{self.model}'"
+                        + (", the proxy" if status == 407 else "")
+                        + f" and the API key in ${self.api_key_env}"
                     )
+                if status == 400 and self.mode == "cloze" and self._cloze_tokens == 0:
+                    self._cloze_tokens = 1  # the server refuses max_tokens=0: ask with 1
+                    continue
                 if status >= 500 or status in RETRY_STATUS:
-                    if status == 429:
-                        wait = parse_retry_after(answer_headers.get("retry-after"))
+                    if status in WAIT_STATUS:
+                        wait = parse_retry_after(answer.headers.get("retry-after"))
                         if wait is not None:
                             wait = min(wait, self.retry_after_cap)
-                    raise RetryableError(f"HTTP {status}: {detail!r}", wait)
-                raise RequestFailed(f"HTTP {status}: {detail!r}")
+                    raise RetryableError(f"HTTP {status}: {detail}", wait)
+                raise RequestFailed(f"HTTP {status}: {detail}", signature=f"HTTP {status}")
             except RetryableError as exc:
                 last, wait = str(exc), exc.wait
             except RequestFailed as exc:
-                return self._error(req, str(exc))
-            except ssl.SSLCertVerificationError as exc:
+                return self._error(req, str(exc), key, exc.finish_reason), exc.signature
+            except aiohttp.ClientConnectorCertificateError as exc:
                 # every request would fail the same way: stop, as for a wrong key or URL
+                cert = getattr(exc, "certificate_error", exc)
+                why = getattr(cert, "verify_message", None) or str(cert)
                 raise BackendError(
-                    f"{url}: the server's TLS certificate is not trusted "
-                    f"({exc.verify_message}); if it is signed by a private CA, point "
-                    "SSL_CERT_FILE at that CA's certificate"
+                    f"{url}: the server's TLS certificate is not trusted ({why}); if it is "
+                    "signed by a private CA, point SSL_CERT_FILE at that CA's certificate"
                 ) from None
             except TimeoutError:
                 last = f"timed out after {self.timeout:g} s"
-            except (HttpProtocolError, ConnectionError, OSError) as exc:
+            except aiohttp.ClientHttpProxyError as exc:
+                raise BackendError(
+                    f"the proxy refused the connection to {url}: HTTP {exc.status} {exc.message}"
+                ) from None
+            except (aiohttp.ClientError, OSError) as exc:
                 last = f"{type(exc).__name__}: {exc}"
-            if attempt < self.max_retries:
-                self.stats["retries"] += 1
-                delay = (
-                    wait
-                    if wait is not None
-                    else backoff_delay(attempt, self.backoff, self.backoff_cap, rng)
-                )
-                await asyncio.sleep(delay)
-        return self._error(req, f"{last} (after {self.max_retries + 1} attempts)", key)
+            if attempt >= self.max_retries:
+                break
+            self.stats["retries"] += 1
+            delay = (
+                wait if wait is not None else backoff_delay(attempt, self.backoff, self.backoff_cap, rng)
+            )
+            attempt += 1
+            await asyncio.sleep(delay)
+        return self._error(req, f"{last} (after {self.max_retries + 1} attempts)", key), None
 
-    def _error(self, req: Request, message: str, key: str = "") -> Response:
+    def _error(
+        self, req: Request, message: str, key: str = "", finish_reason: str | None = None
+    ) -> Response:
         return Response(
             request_id=req.request_id,
             backend=self.kind,
             model=self.model,
-            error=_redact(message, key),
+            error=redact(message, key),
+            finish_reason=finish_reason,
         )
 
 
-def _redact(text: str, key: str) -> str:
-    return text.replace(key, "***") if key else text
-
-
-def _new_loop() -> asyncio.AbstractEventLoop:
-    """uvloop when installed (several times faster at hundreds of requests in flight)."""
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.new_event_loop()
-    return uvloop.new_event_loop()
-
-
-def _as_float(value: Any, name: str, low: float = 0.0) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise BackendError(f"option {name}={value!r}: expected a number") from None
-    if not number >= low:
-        raise BackendError(f"option {name}={value!r}: must be at least {low:g}")
-    return number
-
-
-def _as_int(value: Any, name: str, low: int) -> int:
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        raise BackendError(f"option {name}={value!r}: expected a whole number") from None
-    if number < low:
-        raise BackendError(f"option {name}={value!r}: must be at least {low}")
-    return number
-
-
-def normalise_base_url(url: str) -> str:
-    """``http://host:8000/v1/`` -> ``http://host:8000/v1``; the scheme is required."""
-    u = url.strip().rstrip("/")
-    if not u.startswith(("http://", "https://")):
-        raise BackendError(f"base URL '{url}' must start with http:// or https://")
-    for suffix in ("/chat/completions", "/completions"):
-        if u.endswith(suffix):
-            u = u[: -len(suffix)]
-    return u
-
-
 @backend("openai")
-def make_openai(
-    name: str,
-    *,
-    base_url: str | Sequence[str] | None = None,
-    mode: str = "chat",
-    temperature: float = 0.0,
-    max_tokens: int = 16,
-    top_logprobs: int = 20,
-    system: str | None = None,
-    seed: int = 0,
-    concurrency: int = 32,
-    max_retries: int = 5,
-    timeout: float = 60.0,
-    api_key_env: str = "OPENAI_API_KEY",
-    backoff: float = 0.5,
-    backoff_cap: float = 20.0,
-    **_: Any,
-) -> OpenAIBackend:
-    """Build the backend; ``base_url`` defaults to ``$OPENAI_BASE_URL`` or the OpenAI API."""
-    if mode not in MODES:
-        raise BackendError(f"openai mode '{mode}' unknown (modes: {', '.join(MODES)})")
-    if base_url is None or (not isinstance(base_url, str) and len(base_url) == 0):
-        base_url = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1")
-    urls = [base_url] if isinstance(base_url, str) else list(base_url)
-    temp = _as_float(temperature, "temperature")
-    params: dict[str, Any] = {"mode": mode, "temperature": temp}
-    if mode == "chat":
-        params["max_tokens"] = _as_int(max_tokens, "max_tokens", 1)
-    else:
-        params["top_logprobs"] = _as_int(top_logprobs, "top_logprobs", 1)
-    if system and mode != "letters":
-        params["system"] = system
-    if temp > 0:
-        params["seed"] = int(seed)
-    return OpenAIBackend(
-        model=name,
-        base_urls=tuple(normalise_base_url(u) for u in urls),
-        params=params,
-        concurrency=_as_int(concurrency, "concurrency", 1),
-        max_retries=_as_int(max_retries, "max_retries", 0),
-        timeout=_as_float(timeout, "timeout", 0.001),
-        api_key_env=api_key_env,
-        backoff=_as_float(backoff, "backoff"),
-        backoff_cap=_as_float(backoff_cap, "backoff_cap"),
-    )
-
-
-def cli_backend_options(
-    model: str,
-    *,
-    base_url: Sequence[str] | None = None,
-    mode: str | None = None,
-    concurrency: int = 32,
-    max_retries: int = 5,
-    timeout: float = 60.0,
-    api_key_env: str = "OPENAI_API_KEY",
-) -> dict[str, Any]:
-    """The command line's backend options for ``model``: openai's for ``openai:``, else ``mode``."""
-    options: dict[str, Any] = {}
-    if mode is not None:
-        options["mode"] = mode
-    if not model.startswith("openai:"):
-        return options
-    if base_url:
-        options["base_url"] = list(base_url)
-    options.update(
-        concurrency=concurrency, max_retries=max_retries, timeout=timeout, api_key_env=api_key_env
-    )
-    return options
+def make_openai(name: str, **options: Any) -> OpenAIBackend:
+    """Build the backend; options as in :func:`.openai_options.build_backend_settings`
+    (``base_url`` defaults to ``$OPENAI_BASE_URL`` or the OpenAI API). An unknown option is an
+    error naming the backend and every option it knows."""
+    settings = build_backend_settings(name, options, MODES)
+    return OpenAIBackend(model=name, **settings)

@@ -1,20 +1,17 @@
-"""A local OpenAI-compatible server with injected latency and faults.
+"""A local OpenAI-compatible server (on ``aiohttp.web``) with injected latency and faults.
 
-It answers ``/v1/chat/completions`` and ``/v1/completions`` for any model name, picking option
-``A`` or ``B`` from a hash of the prompt (so answers are deterministic and differ across
-prompts), and logs every call. Faults are injected per prompt by call number: with
-``faults=("429", "500")`` the first call for each prompt gets a 429, the second a 500 and the
-third the answer. Fault names:
-
-``429`` (with ``Retry-After: retry_after``), ``500``, ``503``, ``400``, ``401``, ``timeout``
-(sleeps ``hang`` seconds before answering), ``drop`` (closes the connection without a
-response), ``garbage`` (200 with a body that is not JSON), ``empty`` (200 with no body),
-``nochoices`` (200 with JSON that lacks ``choices``).
-
-``poison`` lists prompt substrings whose every call gets the first fault (a request that can
-never succeed). Run it in a thread (:func:`serve_in_thread`) or as a process::
+It answers ``/v1/chat/completions`` and ``/v1/completions`` (and the same under ``/v2``, where
+redirects point) for any model name, picking option ``A`` or ``B`` from a hash of the prompt (so
+answers are deterministic and differ across prompts), and logs every call. Faults are injected
+per prompt by call number: with ``faults=("429", "500")`` the first call for each prompt gets a
+429, the second a 500 and the third the answer. ``poison`` lists prompt substrings whose every
+call gets the first fault (a request that can never succeed). Fault names are the keys of
+:data:`FAULTS`. Run it in a thread (:func:`serve_in_thread`) or as a process::
 
     python -m winoscope.testing.openai_server --port 8000 --latency 0.05
+
+``/completions`` with ``echo`` returns made-up but deterministic log-probabilities for the
+prompt's own tokens (see :func:`echo_logprobs`), so cloze scoring can be checked by hand.
 """
 
 from __future__ import annotations
@@ -22,23 +19,87 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import functools
+import gzip
 import hashlib
 import json
+import re
 import ssl
 import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
-import httptools
+from aiohttp import web
+
+FAULTS = {
+    "429": "429 with Retry-After: retry_after",
+    "429-bare": "429 without Retry-After",
+    "500": "500 whose body echoes the Authorization header",
+    "503": "503 without Retry-After",
+    "503-retry-after": "503 with Retry-After: retry_after",
+    "400": "400 whose body echoes the Authorization header",
+    "401": "401 whose body echoes the Authorization header",
+    "404": "404 (model not found)",
+    "timeout": "sleeps hang seconds, then answers",
+    "drop": "closes the connection without a response",
+    "reset": "sends the head and half the body, then resets the connection",
+    "truncated": "sends the head and half the body, then closes the connection",
+    "garbage": "200 with a body that is not JSON",
+    "empty": "200 with no body",
+    "nochoices": "200 with JSON that lacks choices",
+    "nested": "200 with JSON nested 100,000 levels deep",
+    "nan": "200 whose log-probabilities are NaN",
+    "overflow": "200 whose log-probabilities are 1e400",
+    "null": "200 whose message content is null (finish_reason content_filter)",
+    "blank": "200 with empty content, finish_reason length and reasoning_content",
+    "length": "200 with the answer and finish_reason length",
+    "nologprobs": "200 without logprobs",
+    "gzip": "the answer gzip-compressed",
+    "chunked": "the answer in chunked transfer encoding, in pieces",
+    "close": "the answer with Connection: close",
+    "redirect307": "307 to the same path under /v2 (same origin)",
+    "redirect308": "308 to the same path under /v2 (same origin)",
+    "redirect301": "301 to the same path under /v2",
+    "redirect-cross": "307 to another origin (localhost instead of 127.0.0.1)",
+}
 
 
 def pick_letter(prompt: str) -> str:
     """The stand-in's answer: ``A`` when the prompt's sha256 starts with an even byte."""
     return "A" if hashlib.sha256(prompt.encode("utf-8")).digest()[0] % 2 == 0 else "B"
+
+
+WIN_LP, LOSE_LP = -0.3, -1.6  # the letter picked, the other one
+FILLERS = [("The", -4.0), ("\n", -4.5)] + [(f"x{i}", -7.0 - i) for i in range(30)]
+GENERATED = (" A", -0.25)  # the token "generated" when a completions call asks for one
+
+
+def token_logprob(token: str) -> float:
+    """Echoed log-probability of a prompt token: -0.1 per non-space character."""
+    return -0.1 * len(token.strip())
+
+
+def echo_logprobs(text: str, generated: int) -> dict[str, Any]:
+    """The ``logprobs`` object of an echoed completion: tokens are runs of spaces plus a word
+    (``re.findall(r"\\s*\\S+")``); the first has no log-probability, as with real servers."""
+    tokens = re.findall(r"\s*\S+", text) or [text]
+    offsets, lps, pos = [], [], 0
+    for i, tok in enumerate(tokens):
+        offsets.append(pos)
+        lps.append(None if i == 0 else token_logprob(tok))
+        pos += len(tok)
+    for _ in range(generated):
+        tokens.append(GENERATED[0])
+        offsets.append(pos)
+        lps.append(GENERATED[1])
+    return {
+        "tokens": tokens,
+        "token_logprobs": lps,
+        "text_offset": offsets,
+        "top_logprobs": [None if lp is None else {t: lp} for t, lp in zip(tokens, lps, strict=True)],
+    }
 
 
 @dataclass
@@ -49,6 +110,8 @@ class Call:
     authorization: str | None
     outcome: str
     at: float
+    body: dict[str, Any] = field(default_factory=dict)
+    via: str | None = None  # the Via header, set by forward proxies
 
 
 @dataclass
@@ -58,6 +121,7 @@ class StubBehaviour:
     poison: Sequence[str] = ()
     retry_after: str = "0"
     hang: float = 5.0
+    reject_zero_max_tokens: bool = False  # answer 400 to max_tokens=0, as some servers do
     calls: list[Call] = field(default_factory=list)
     per_prompt: Counter[str] = field(default_factory=Counter)
     log_calls: bool = True
@@ -65,9 +129,11 @@ class StubBehaviour:
     max_in_flight: int = 0
 
     def fault_for(self, prompt: str) -> str | None:
+        if not self.faults:
+            return None
         n = self.per_prompt[prompt]
         self.per_prompt[prompt] += 1
-        if self.faults and any(p in prompt for p in self.poison):
+        if any(p in prompt for p in self.poison):
             return self.faults[0]
         if n < len(self.faults):
             return self.faults[n]
@@ -77,12 +143,18 @@ class StubBehaviour:
 def _prompt_of(body: dict[str, Any]) -> str:
     if "messages" in body:
         return str(body["messages"][-1]["content"])
-    return str(body.get("prompt", ""))
+    prompt = body.get("prompt", "")
+    return str(prompt[0] if isinstance(prompt, list) and prompt else prompt)
 
 
-def answer_body(path: str, model: str, letter: str, logprobs: bool) -> dict[str, Any]:
-    """The JSON answer naming ``letter`` (log-probabilities -0.25 for it, -1.5 for the other)."""
+def _top(letter: str, n: int, prefix: str) -> list[tuple[str, float]]:
     other = "B" if letter == "A" else "A"
+    return [(prefix + letter, WIN_LP), (prefix + other, LOSE_LP), *FILLERS][: max(n, 1)]
+
+
+def answer_body(path: str, body: dict[str, Any], letter: str) -> dict[str, Any]:
+    """The JSON answer naming ``letter`` (log-probabilities -0.3 for it, -1.6 for the other)."""
+    model = str(body.get("model", ""))
     base = {"id": "cmpl-stub", "created": 0, "model": model}
     if path.endswith("/chat/completions"):
         choice: dict[str, Any] = {
@@ -90,236 +162,192 @@ def answer_body(path: str, model: str, letter: str, logprobs: bool) -> dict[str,
             "message": {"role": "assistant", "content": letter},
             "finish_reason": "stop",
         }
-        if logprobs:
+        if body.get("logprobs"):
+            top = _top(letter, int(body.get("top_logprobs") or 1), "")
             choice["logprobs"] = {
                 "content": [
                     {
                         "token": letter,
-                        "logprob": -0.25,
-                        "top_logprobs": [
-                            {"token": letter, "logprob": -0.25},
-                            {"token": other, "logprob": -1.5},
-                            {"token": "The", "logprob": -4.0},
-                        ],
+                        "logprob": WIN_LP,
+                        "top_logprobs": [{"token": t, "logprob": lp} for t, lp in top],
                     }
                 ]
             }
         return {**base, "object": "chat.completion", "choices": [choice]}
-    choice = {"index": 0, "text": " " + letter, "finish_reason": "length"}
-    if logprobs:
-        choice["logprobs"] = {
-            "tokens": [" " + letter],
-            "token_logprobs": [-0.25],
-            "top_logprobs": [{" " + letter: -0.25, " " + other: -1.5, "\n": -3.0}],
-        }
-    return {**base, "object": "text_completion", "choices": [choice]}
+    prompts = body.get("prompt", "")
+    prompts = prompts if isinstance(prompts, list) else [prompts]
+    choices = []
+    for i, prompt in enumerate(prompts):
+        if body.get("echo"):
+            generated = int(body.get("max_tokens") or 0)
+            choice = {"index": i, "text": str(prompt) + " A" * generated, "finish_reason": "length"}
+            choice["logprobs"] = echo_logprobs(str(prompt), generated)
+        else:
+            choice = {"index": i, "text": " " + letter, "finish_reason": "length"}
+            if body.get("logprobs"):
+                top = _top(letter, int(body["logprobs"]), " ")
+                choice["logprobs"] = {
+                    "tokens": [" " + letter],
+                    "token_logprobs": [WIN_LP],
+                    "top_logprobs": [dict(top)],
+                }
+        choices.append(choice)
+    return {**base, "object": "text_completion", "choices": choices}
 
 
-def _read_request(raw: bytes) -> tuple[dict[str, Any], str] | None:
-    """The JSON body of a request and its prompt; ``None`` when it is not an OpenAI request."""
-    try:
-        body = json.loads(raw)
-        return body, _prompt_of(body)
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+def _json(payload: Any, status: int = 200, **headers: str) -> web.Response:
+    return web.Response(
+        body=json.dumps(payload).encode("utf-8"),
+        status=status,
+        content_type="application/json",
+        headers=headers,
+    )
+
+
+def _faulty_answer(fault: str, good: dict[str, Any], mode_chat: bool) -> dict[str, Any] | None:
+    """The 200 body for faults that change the answer's content; None for other faults."""
+    choice = good["choices"][0]
+    if fault == "nochoices":
+        return {"object": "chat.completion"}
+    if fault in {"nan", "overflow"}:
+        text = json.dumps(good)
+        return {"__raw__": text.replace(str(WIN_LP), "NaN" if fault == "nan" else "1e400")}
+    if fault == "null" and mode_chat:
+        choice["message"]["content"] = None
+        choice["finish_reason"] = "content_filter"
+    elif fault == "blank" and mode_chat:
+        choice["message"]["content"] = ""
+        choice["message"]["reasoning_content"] = "Let me think. " * 20
+        choice["finish_reason"] = "length"
+    elif fault == "length":
+        choice["finish_reason"] = "length"
+    elif fault == "nologprobs":
+        choice.pop("logprobs", None)
+    else:
         return None
+    return good
 
 
-def _answer_key(path: str, body: dict[str, Any], prompt: str) -> tuple[str, str, str, bool]:
-    """What the answer depends on: endpoint, model, the letter picked, log-probabilities."""
-    return path, str(body.get("model", "")), pick_letter(prompt), bool(body.get("logprobs"))
+async def _send_half(request: web.Request, data: bytes, reset: bool) -> web.StreamResponse:
+    resp = web.StreamResponse(headers={"Content-Type": "application/json"})
+    resp.content_length = len(data)
+    await resp.prepare(request)
+    await resp.write(data[: len(data) // 2])
+    await asyncio.sleep(0.01)
+    transport = request.transport
+    if transport is not None:
+        if reset:
+            transport.abort()
+        else:
+            transport.close()
+    return resp
 
 
-@functools.lru_cache(maxsize=256)
-def _answer_reply(path: str, model: str, letter: str, logprobs: bool) -> StubReply:
-    """The answer, built once per distinct answer (a shared object: never changed)."""
-    return StubReply(200, json.dumps(answer_body(path, model, letter, logprobs)).encode("utf-8"))
-
-
-@functools.lru_cache(maxsize=512)
-def _answer_bytes(path: str, model: str, letter: str, logprobs: bool, keep_alive: bool) -> bytes:
-    """The answer as sent, encoded once (keeps the benchmark's server off the hot path)."""
-    return _answer_reply(path, model, letter, logprobs).encoded(keep_alive)
-
-
-@dataclass
-class StubRequest:
-    path: str
-    headers: dict[str, str]  # lower-case names
-    body: bytes
-
-
-@dataclass
-class StubReply:
-    status: int = 200
-    body: bytes = b""
-    headers: dict[str, str] = field(default_factory=dict)
-    drop: bool = False  # close the connection without answering
-
-    def encoded(self, keep_alive: bool) -> bytes:
-        """Status line, headers and body as sent."""
-        head = [f"HTTP/1.1 {self.status} {REASONS.get(self.status, 'Status')}",
-                "Content-Type: application/json", f"Content-Length: {len(self.body)}",
-                *(f"{k}: {v}" for k, v in self.headers.items())]  # fmt: skip
-        if not keep_alive:
-            head.append("Connection: close")
-        return ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + self.body
-
-
-REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
-           405: "Method Not Allowed", 429: "Too Many Requests", 500: "Internal Server Error",
-           503: "Service Unavailable"}  # fmt: skip
-
-
-def _json_reply(payload: dict[str, Any], status: int = 200, **headers: str) -> StubReply:
-    return StubReply(status, json.dumps(payload).encode("utf-8"), headers)
-
-
-async def answer(behaviour: StubBehaviour, request: StubRequest) -> StubReply:
+async def answer(beh: StubBehaviour, request: web.Request) -> web.StreamResponse:
     """The reply to one request: faults, injected latency, then the answer."""
-    parsed = _read_request(request.body)
-    if parsed is None:
-        return _json_reply({"error": "request body is not an OpenAI request"}, 400)
-    body, prompt = parsed
-    fault = behaviour.fault_for(prompt)
-    auth = request.headers.get("authorization")
-    if behaviour.log_calls:
-        behaviour.calls.append(
+    path = request.path
+    try:
+        body = json.loads(await request.read())
+        prompt = _prompt_of(body)
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return _json({"error": "request body is not an OpenAI request"}, 400)
+    fault = beh.fault_for(prompt)
+    auth = request.headers.get("Authorization")
+    if beh.log_calls:
+        beh.calls.append(
             Call(
-                path=request.path,
-                prompt=prompt,
-                model=str(body.get("model", "")),
-                authorization=auth,
-                outcome=fault or "ok",
-                at=time.time(),
+                path,
+                prompt,
+                str(body.get("model", "")),
+                auth,
+                fault or "ok",
+                time.time(),
+                body,
+                request.headers.get("Via"),
             )
         )
-    if behaviour.latency:
-        await asyncio.sleep(behaviour.latency)
-    if fault == "429":
-        return _json_reply({"error": "rate limited"}, 429, **{"Retry-After": behaviour.retry_after})
-    if fault in {"500", "503", "400"}:
+    if beh.latency:
+        await asyncio.sleep(beh.latency)
+    if fault is None:
+        if beh.reject_zero_max_tokens and body.get("max_tokens") == 0:
+            return _json({"error": {"message": "max_tokens must be at least 1"}}, 400)
+        return _json(answer_body(path, body, pick_letter(prompt)))
+    if fault in {"429", "503-retry-after"}:
+        return _json({"error": "slow down"}, int(fault[:3]), **{"Retry-After": beh.retry_after})
+    if fault in {"429-bare", "503"}:
+        return _json({"error": "slow down"}, int(fault[:3]))
+    if fault in {"500", "400", "401"}:
         # Echo the caller's credentials back, as some proxies do: the client must mask them.
-        return _json_reply({"error": f"fault {fault}", "auth": auth or ""}, int(fault))
-    if fault == "401":
-        return _json_reply({"error": "bad key", "auth": auth or ""}, 401)
+        return _json({"error": f"fault {fault}", "auth": auth or ""}, int(fault))
+    if fault == "404":
+        return _json({"error": {"message": f"model {body.get('model')!r} not found"}}, 404)
+    if fault.startswith("redirect"):
+        status = 307 if fault in {"redirect307", "redirect-cross"} else int(fault[-3:])
+        where = path.replace("/v1/", "/v2/", 1)
+        if fault == "redirect-cross":
+            where = f"http://localhost:{request.url.port}{where}"
+        return web.Response(status=status, headers={"Location": where})
     if fault == "timeout":
-        await asyncio.sleep(behaviour.hang)
+        await asyncio.sleep(beh.hang)
+        return _json(answer_body(path, body, pick_letter(prompt)))
     if fault == "drop":
-        return StubReply(drop=True)
+        if request.transport is not None:
+            request.transport.abort()
+        return web.Response(status=500)
+    good = answer_body(path, body, pick_letter(prompt))
+    data = json.dumps(good).encode("utf-8")
+    if fault in {"reset", "truncated"}:
+        return await _send_half(request, data, reset=fault == "reset")
     if fault == "garbage":
-        return StubReply(200, b"<html>bad gateway")
+        return web.Response(body=b"<html>bad gateway", content_type="text/html")
     if fault == "empty":
-        return StubReply(200, b"")
-    if fault == "nochoices":
-        return _json_reply({"object": "chat.completion"})
-    return _answer_reply(*_answer_key(request.path, body, prompt))
+        return web.Response(body=b"", content_type="application/json")
+    if fault == "nested":
+        return web.Response(body=b"[" * 100_000 + b"]" * 100_000, content_type="application/json")
+    if fault == "gzip":
+        return web.Response(
+            body=gzip.compress(data),
+            headers={"Content-Type": "application/json", "Content-Encoding": "gzip"},
+        )
+    if fault == "chunked":
+        resp = web.StreamResponse(headers={"Content-Type": "application/json"})
+        resp.enable_chunked_encoding()
+        await resp.prepare(request)
+        for i in range(0, len(data), 7):
+            await resp.write(data[i : i + 7])
+        await resp.write_eof()
+        return resp
+    if fault == "close":
+        resp = web.Response(body=data, content_type="application/json")
+        resp.force_close()
+        return resp
+    changed = _faulty_answer(fault, good, path.endswith("/chat/completions"))
+    if changed is None:
+        raise ValueError(f"unknown fault {fault!r} (known: {', '.join(FAULTS)})")
+    if "__raw__" in changed:
+        return web.Response(text=changed["__raw__"], content_type="application/json")
+    return _json(changed)
 
 
-PATHS = ("/v1/chat/completions", "/v1/completions")
+PATHS = {f"/{v}/{e}" for v in ("v1", "v2") for e in ("chat/completions", "completions")}
 
 
-class _StubConnection(asyncio.Protocol):
-    """HTTP/1.1 on one connection: requests parsed by ``httptools``, replies written in order.
-
-    Kept this small so the stand-in server costs little CPU next to the client measured
-    against it (a benchmark on 2 cores shares them between the two).
-    """
-
-    def __init__(self, behaviour: StubBehaviour) -> None:
-        self.behaviour = behaviour
-        self.parser = httptools.HttpRequestParser(self)
-        self.transport: asyncio.Transport | None = None
-        self.url = b""
-        self.raw_headers: list[tuple[bytes, bytes]] = []  # decoded only when a reply needs them
-        self.chunks: list[bytes] = []
-        self.tail: asyncio.Future[None] | None = None  # the reply written last, for ordering
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
-
-    def data_received(self, data: bytes) -> None:
-        try:
-            self.parser.feed_data(data)
-        except httptools.HttpParserError:
-            assert self.transport is not None
-            self.transport.write(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
-            self.transport.close()
-
-    def on_url(self, url: bytes) -> None:
-        self.url += url
-
-    def on_header(self, name: bytes, value: bytes) -> None:
-        self.raw_headers.append((name, value))
-
-    def on_body(self, body: bytes) -> None:
-        self.chunks.append(body)
-
-    def on_message_complete(self) -> None:
-        url = self.url
-        path = (url if b"?" not in url else httptools.parse_url(url).path).decode("latin-1")
-        body = self.chunks[0] if len(self.chunks) == 1 else b"".join(self.chunks)
-        raw_headers = self.raw_headers
-        method = self.parser.get_method()
-        keep_alive = self.parser.should_keep_alive()
-        self.url, self.raw_headers, self.chunks = b"", [], []
-        beh = self.behaviour
-        if (
-            not beh.faults
-            and not beh.log_calls
-            and method == b"POST"
-            and path in PATHS
-            and (self.tail is None or self.tail.done())
-        ):
-            # the benchmark's path: no faults, no call log, so no task per request
-            parsed = _read_request(body)
-            if parsed is not None:
-                data = _answer_bytes(*_answer_key(path, *parsed), keep_alive)
-                asyncio.get_running_loop().call_later(beh.latency, self._send, data, keep_alive)
-                return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in raw_headers}
-        request = StubRequest(path, headers, body)
-        self.tail = asyncio.ensure_future(self._reply(request, method, keep_alive, self.tail))
-
-    async def _reply(
-        self,
-        request: StubRequest,
-        method: bytes,
-        keep_alive: bool,
-        previous: asyncio.Future[None] | None,
-    ) -> None:
-        beh = self.behaviour
+def make_app(beh: StubBehaviour) -> web.Application:
+    async def handle(request: web.Request) -> web.StreamResponse:
+        if request.path not in PATHS:
+            return _json({"error": f"no route {request.path}"}, 404)
+        if request.method != "POST":
+            return _json({"error": "POST only"}, 405)
         beh.in_flight += 1
         beh.max_in_flight = max(beh.max_in_flight, beh.in_flight)
         try:
-            if request.path not in PATHS:
-                reply = _json_reply({"error": f"no route {request.path}"}, 404)
-            elif method != b"POST":
-                reply = _json_reply({"error": "POST only"}, 405)
-            else:
-                reply = await answer(beh, request)
+            return await answer(beh, request)
         finally:
             beh.in_flight -= 1
-        if previous is not None and not previous.done():
-            await previous
-        self._write(reply, keep_alive)
 
-    def _write(self, reply: StubReply, keep_alive: bool) -> None:
-        if reply.drop:
-            if self.transport is not None:
-                self.transport.abort()
-            return
-        self._send(reply.encoded(keep_alive), keep_alive)
-
-    def _send(self, data: bytes, keep_alive: bool) -> None:
-        transport = self.transport
-        if transport is None or transport.is_closing():
-            return
-        transport.write(data)
-        if not keep_alive:
-            transport.close()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.transport = None
+    app = web.Application(client_max_size=64 * 2**20)
+    app.router.add_route("*", "/{tail:.*}", handle)
+    return app
 
 
 async def start_server(
@@ -327,16 +355,15 @@ async def start_server(
     host: str = "127.0.0.1",
     port: int = 0,
     ssl_context: ssl.SSLContext | None = None,
-) -> asyncio.AbstractServer:
-    loop = asyncio.get_running_loop()
-    return await loop.create_server(
-        lambda: _StubConnection(behaviour),
-        host,
-        port,
-        backlog=4096,
-        reuse_address=True,
-        ssl=ssl_context,
-    )
+) -> tuple[web.AppRunner, int]:
+    """Start serving; returns the runner (``await runner.cleanup()`` stops it) and the port."""
+    runner = web.AppRunner(make_app(behaviour), access_log=None, handle_signals=False)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port, ssl_context=ssl_context, backlog=4096)
+    await site.start()
+    server = site._server
+    sockets = getattr(server, "sockets", None) or []
+    return runner, int(sockets[0].getsockname()[1]) if sockets else port
 
 
 @dataclass
@@ -347,6 +374,10 @@ class RunningServer:
     @property
     def calls(self) -> list[Call]:
         return self.behaviour.calls
+
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1].split("/")[0])
 
 
 @contextlib.contextmanager
@@ -360,26 +391,25 @@ def serve_in_thread(
     ready = threading.Event()
     state: dict[str, Any] = {}
 
-    async def start() -> None:
-        server = await start_server(beh, ssl_context=ssl_context)
-        state["port"] = cast(asyncio.Server, server).sockets[0].getsockname()[1]
-        state["server"] = server
-
     def main() -> None:
         asyncio.set_event_loop(loop)
-        loop.run_until_complete(start())
+        try:
+            state["runner"], state["port"] = loop.run_until_complete(
+                start_server(beh, ssl_context=ssl_context)
+            )
+        except BaseException as exc:
+            state["error"] = exc
+            ready.set()
+            return
         ready.set()
         loop.run_forever()
-        state["server"].close()
-        for task in asyncio.all_tasks(loop):
-            task.cancel()
-        loop.run_until_complete(asyncio.sleep(0))
+        loop.run_until_complete(state["runner"].cleanup())
         loop.close()
 
     thread = threading.Thread(target=main, name="openai-stub", daemon=True)
     thread.start()
-    if not ready.wait(10):
-        raise RuntimeError("stub server did not start")
+    if not ready.wait(10) or "error" in state:
+        raise RuntimeError(f"stub server did not start: {state.get('error')}")
     try:
         base = "https://localhost" if ssl_context else "http://127.0.0.1"
         yield RunningServer(f"{base}:{state['port']}/v1", beh)
@@ -389,8 +419,9 @@ def serve_in_thread(
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--latency", type=float, default=0.0)
     parser.add_argument("--faults", default="", help="comma-separated fault names")
     parser.add_argument("--retry-after", default="0")
@@ -401,15 +432,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         retry_after=args.retry_after,
         log_calls=False,
     )
-    loop: asyncio.AbstractEventLoop
-    try:
-        import uvloop
-
-        loop = uvloop.new_event_loop()
-    except ImportError:
-        loop = asyncio.new_event_loop()
-    loop.run_until_complete(start_server(beh, "127.0.0.1", args.port))
-    print(f"listening on http://127.0.0.1:{args.port}/v1", flush=True)
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(start_server(beh, args.host, args.port))
+    print(f"listening on http://{args.host}:{args.port}/v1", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         loop.run_forever()
 
