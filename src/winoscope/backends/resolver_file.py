@@ -3,8 +3,13 @@
 ``PATH`` is a jsonlines or CoNLL-2012 file, or a directory of them (see
 :mod:`winoscope.protocols.resolver_output`). Each request is answered with the clusters of the
 document whose id is the request's row id, as character spans of the request's text. A document
-the output lacks gets empty clusters (scored as a miss); a malformed file stops the run with an
-error naming the file, line and field.
+the output lacks is answered with no clusters at all (``clusters=None``: the per-row output's
+``response_status`` says ``missing``), one that is present without clusters with an empty
+tuple (``empty``); both are scored as misses. Documents of the output whose ids match no
+request are counted and listed (:meth:`ResolverFileBackend.output_report`, the manifest's
+``resolver_output``); when no id matches at all, the run stops with an error naming a few ids
+of each side (the usual cause: ids from another task, split or naming scheme). A malformed file
+stops the run with an error naming the file, line and field.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ class ResolverFileBackend:
     kind: str = "file"
     cacheable: bool = False
 
+    report: dict[str, Any] = field(default_factory=dict)
+
     def respond(self, requests: Sequence[Request]) -> Iterator[Response]:
         for req in requests:
             if req.kind != "coref":
@@ -35,8 +42,10 @@ class ResolverFileBackend:
                     f"file:{self.model} holds resolver output and answers only coreference "
                     f"tasks (request {req.request_id} is '{req.kind}')"
                 )
+        self.report = self._match(requests)
+        for req in requests:
             doc = self.output.get(req.row_id)
-            clusters: tuple[tuple[tuple[int, int], ...], ...] = ()
+            clusters: tuple[tuple[tuple[int, int], ...], ...] | None = None
             if doc is not None:
                 clusters = tuple(
                     tuple((int(s), int(e)) for s, e in c) for c in doc.char_clusters(req.prompt)
@@ -44,6 +53,38 @@ class ResolverFileBackend:
             yield Response(
                 request_id=req.request_id, backend=self.kind, model=self.model, clusters=clusters
             )
+
+    def _match(self, requests: Sequence[Request]) -> dict[str, Any]:
+        """Which output documents match a key document (a request), which do not."""
+        keys = list(dict.fromkeys(r.row_id for r in requests))
+        wanted = set(keys)
+        have = list(self.output.documents)
+        matched = [d for d in have if d in wanted]
+        if keys and not matched:
+            raise BackendError(
+                f"file:{self.model}: none of its {len(have)} document id(s) matches a document "
+                f"of the task ({len(keys)}); output ids: {_few(have)}; task ids: {_few(keys)} "
+                "(`winoscope coref-export TASK` writes the ids the task expects)"
+            )
+        unmatched = [d for d in have if d not in wanted]
+        lacking = [k for k in keys if k not in self.output.documents]
+        return {
+            "documents": len(have),
+            "matched": len(matched),
+            "unmatched": len(unmatched),
+            "unmatched_ids": unmatched[:10],
+            "missing": len(lacking),
+            "missing_ids": lacking[:10],
+        }
+
+    def output_report(self) -> dict[str, Any]:
+        """The last run's match of output documents to key documents (see the module doc)."""
+        return dict(self.report)
+
+
+def _few(ids: Sequence[str], k: int = 3) -> str:
+    shown = ", ".join(repr(i) for i in ids[:k])
+    return (shown + (f" ... ({len(ids)} in all)" if len(ids) > k else "")) or "(none)"
 
 
 FILE_OPTIONS = ("seed",)

@@ -235,7 +235,8 @@ def attach_predictions(
     responses: Mapping[str, Response],
 ) -> pd.DataFrame:
     """The dataset table (whose rows ``items`` were built from, in order) with the standard
-    gold columns, ``predicted_clusters`` and ``response_status`` (ok/error/missing) added."""
+    gold columns, ``predicted_clusters`` and ``response_status`` added (see
+    :func:`response_status`)."""
     by_id = {r.row_id: r for r in requests}
     predicted, status = [], []
     for it in items:
@@ -243,9 +244,28 @@ def attach_predictions(
         resp = responses.get(req.request_id)
         clusters = response_clusters(it, req, resp)
         predicted.append(json.dumps([[list(m) for m in c] for c in clusters]))
-        status.append("missing" if resp is None else ("error" if resp.error else "ok"))
+        status.append(response_status(resp))
     out = with_gold(table, items)
     return out.assign(predicted_clusters=predicted, response_status=status)
+
+
+NO_ANSWER = ("error",)
+
+
+def response_status(resp: Response | None) -> str:
+    """``ok``; ``empty`` (a resolver's document present without clusters); ``missing`` (no
+    answer for the document: a resolver output lacking it); ``error`` (a failed request).
+    All three are scored as misses; ``error`` is counted as a missing response, ``empty`` and
+    ``missing`` as no output (the system's output for that document is nothing)."""
+    if resp is None:
+        return "missing"
+    if resp.error:
+        return "error"
+    if resp.clusters is None and resp.choice is None and resp.text is None:
+        return "missing"
+    if resp.clusters is not None and len(resp.clusters) == 0:
+        return "empty"
+    return "ok"
 
 
 def _parse_spans(value: Any, row: int, field: str, source: str) -> Any:
@@ -465,13 +485,13 @@ def score_frame(
                     "no_output": int(
                         sum(1 for c in sel["predicted_clusters"] if c in ("[]", None))
                     ),
-                    "missing_responses": int((status != "ok").sum()) if len(status) else 0,
+                    "missing_responses": int(status.isin(NO_ANSWER).sum()) if len(status) else 0,
                     **{f"link_{k}": int((sel["pronoun_link"] == k).sum()) for k in LINKS},
                 }
             )
         status_all = part.get("response_status")
         no_output = part["predicted_clusters"].isin(["[]"]) | part["predicted_clusters"].isna()
-        missing = int((status_all != "ok").sum()) if status_all is not None else 0
+        missing = int(status_all.isin(NO_ANSWER).sum()) if status_all is not None else 0
         stratum_rows.append(
             {
                 "split": split,
