@@ -19,6 +19,7 @@ from .backends.store import STORE_FILE, ResponseStore, plan_run
 from .datasets.base import Dataset, Issue
 from .datasets.validation import ValidationFailed, manifest_entry
 from .errors import TaskError
+from .limit import check_limit, limit_run
 from .progress import track
 from .protocols.cloze import ORDER_NOTE, ClozeTemplate
 from .protocols.forced_choice import PromptTemplate, apply_failed_policy
@@ -145,6 +146,8 @@ def build_manifest(
             "kind": backend.kind,
             "name": backend.model,
             "params": backend.params,
+            # how the work was spread (device, batch size ...); not part of the store's key
+            "runtime": dict(getattr(backend, "runtime", None) or {}),
         },
         "prompt_template": None
         if template is None
@@ -178,6 +181,7 @@ def run(
     labels: str | None = None,
     alpha_invalid: str | None = None,
     max_failed_share: float = 0.0,
+    limit: int | None = None,
 ) -> RunResult:
     """Evaluate ``model`` on ``task`` and (with ``out``) write the run directory.
 
@@ -198,9 +202,14 @@ def run(
     ``strict`` any failing check raises :class:`ValidationFailed` before a model is asked.
     ``keep_unpaired`` keeps items whose variants differ beyond the pronoun in the paired
     metrics (English WinoBias; by default they are left out and counted).
+
+    ``limit`` makes a partial run for a smoke test: the first ``limit`` source items of every
+    stratum, with all their variants and option orders (:mod:`winoscope.limit`); the manifest's
+    ``partial`` entry and every report say so.
     """
     started = time.time()
     check_failed_share(max_failed_share)
+    check_limit(limit)
     t = get_task(task) if isinstance(task, str) else task
     apply_failed_policy(pd.DataFrame(), t.prediction_column, failed)  # an unknown policy fails now
     _conventions(t, labels=labels, alpha_invalid=alpha_invalid)
@@ -232,6 +241,9 @@ def run(
         if tmpl is None:
             raise TaskError(f"task {t.name} needs a prompt template")
         requests = t.build_requests(ds, tmpl)
+    partial = None
+    if limit is not None:  # validation above saw the whole table; the rest sees the part
+        ds, requests, partial = limit_run(ds, requests, limit)
     store_path = _store_path(store, out) if getattr(backend, "cacheable", True) else None
     counts: dict[str, Any] = {}
     with _open_store(store_path) as response_store:
@@ -276,6 +288,8 @@ def run(
         manifest.update(protocol="cloze", prompt_template=tmpl.describe())
         manifest["protocol_notes"] = [ORDER_NOTE]
     manifest["validation"] = manifest_entry(issues)
+    if partial is not None:
+        manifest["partial"] = partial
     manifest["failed_requests"] = {"policy": failed, "requests": n_errors, "rows": unanswered}
     if result.settings.get("conventions"):
         manifest["conventions"] = result.settings["conventions"]

@@ -105,7 +105,11 @@ class ClozeEncoder:
             kwargs["add_special_tokens"] = add_special_tokens
         elif self.add_bos_token is not None:
             kwargs["add_special_tokens"] = self.add_bos_token
-        if add_special_tokens is None and self.prefix_text and text.startswith(self.prefix_text):
+        if (
+            add_special_tokens is None
+            and self.prefix_id is not None
+            and text.startswith(self.prefix_text)
+        ):
             kwargs["add_special_tokens"] = False
         return [int(t) for t in self.tok.encode(text, **kwargs)]
 
