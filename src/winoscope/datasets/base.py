@@ -30,12 +30,19 @@ class Dataset:
     def __len__(self) -> int:
         return len(self.table)
 
+    def table_sha256(self) -> str:
+        """SHA-256 of the loaded, typed table(s), independent of the file format."""
+        from .provenance import table_sha256
+
+        return table_sha256({"table": self.table, "prompts": getattr(self, "prompts", None)})
+
     def describe(self) -> dict[str, Any]:
         return {
             "family": self.family,
             "name": self.name,
             "rows": len(self.table),
             "source": self.source.as_dict(),
+            "table_sha256": self.table_sha256(),
             "version": self.version,
             "review_status": self.review_status,
             "is_sample": self.is_sample,

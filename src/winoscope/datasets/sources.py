@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import DatasetError
+from .provenance import resolve_hub_commit
 
 TABLE_SUFFIXES = {".csv", ".tsv", ".jsonl", ".json", ".parquet", ".pq"}
 
@@ -29,6 +30,9 @@ class SourceInfo:
     sha256: str | None = None
     config: str | None = None
     split: str | None = None
+    # hub loads: the commit actually loaded (also without ``revision``) and how it was found
+    commit: str | None = None
+    commit_from: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v is not None}
@@ -104,7 +108,9 @@ def load_hub_table(
     """Load one split (or all splits, concatenated with a ``split`` column) from the hub.
 
     ``repo_id`` may also be a local directory laid out like the hub repository, which is how the
-    tests exercise this path. ``revision`` pins a commit, tag or branch on the hub.
+    tests exercise this path. ``revision`` pins a commit, tag or branch on the hub. The
+    returned source records the commit that was loaded (``commit``, see
+    :func:`~winoscope.datasets.provenance.resolve_hub_commit`).
     """
     from ..extras import require
 
@@ -134,7 +140,18 @@ def load_hub_table(
         df = loaded.to_pandas()
         if split and "split" not in df.columns:
             df["split"] = split
-    info = SourceInfo(kind="hub", location=repo_id, revision=revision, config=config, split=split)
+    parts = loaded.values() if isinstance(loaded, datasets.DatasetDict) else [loaded]
+    cache_files = [f.get("filename", "") for part in parts for f in part.cache_files]
+    commit, found = resolve_hub_commit(repo_id, revision, cache_files=cache_files)
+    info = SourceInfo(
+        kind="hub",
+        location=repo_id,
+        revision=revision,
+        config=config,
+        split=split,
+        commit=commit,
+        commit_from=found,
+    )
     return df, info
 
 

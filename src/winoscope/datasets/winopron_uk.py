@@ -332,7 +332,14 @@ def load(
             prompts = (raw, where)
         else:
             sentences[config] = (raw, where)
-    info = SourceInfo(kind="hub", location=str(source), revision=revision, split=split or HUB_SPLIT)
+    info = SourceInfo(
+        kind="hub",
+        location=str(source),
+        revision=revision,
+        split=split or HUB_SPLIT,
+        commit=infos[0].commit,
+        commit_from=infos[0].commit_from,
+    )
     return from_frames(sentences, prompts, source=info, name=str(source))
 
 

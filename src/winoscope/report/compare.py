@@ -10,8 +10,8 @@
     compare.html   self-contained page with a forest plot of signed gaps per model and task
     plots/forest_gaps.png, plots/forest_gaps.svg
 
-Runs of one task made on different data (revision / sha256) or with different prompt templates
-(name or text) are *flagged*: every output marks them and lists what differs. They are kept apart
+Runs of one task made on different data (revision / commit / file sha256, or a different sha256
+of the loaded canonical table) or with different prompt templates (name or text) are *flagged*: every output marks them and lists what differs. They are kept apart
 by their run label, never averaged together.
 """
 
@@ -103,12 +103,19 @@ def consistency_flags(runs: Sequence[RunDir]) -> tuple[list[str], set[int]]:
     for i, r in enumerate(runs):
         by_task.setdefault(r.task, []).append(i)
     for task, idx in by_task.items():
-        for what, key in (("dataset versions", "dataset_key"), ("prompt templates", "prompt_key")):
+        for what, key in (
+            ("dataset versions", "dataset_key"),
+            ("loaded tables (sha256 of the canonical table)", "table_key"),
+            ("prompt templates", "prompt_key"),
+        ):
             values = {getattr(runs[i], key) for i in idx}
+            if key == "table_key":  # runs from before the hash was recorded cannot be compared
+                values.discard("unrecorded")
             if len(values) > 1:
                 flagged.update(idx)
                 detail = "; ".join(
-                    f"{v}: {', '.join(runs[i].path.name for i in idx if getattr(runs[i], key) == v)}"
+                    f"{v if key != 'table_key' else v[:22] + '…'}: "
+                    f"{', '.join(runs[i].path.name for i in idx if getattr(runs[i], key) == v)}"
                     for v in sorted(values)
                 )
                 messages.append(f"{task}: runs use different {what} ({detail})")

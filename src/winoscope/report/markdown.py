@@ -100,6 +100,7 @@ def outcome_lines(outcome: dict[str, Any] | None) -> list[str]:
 
 
 def render_markdown(rr: RunResult) -> str:
+    from ..limit import partial_note
     from ..scoring.winobias_uk import unpaired_note
 
     man = rr.manifest
@@ -109,6 +110,9 @@ def render_markdown(rr: RunResult) -> str:
         f"# {rr.task.name} · {man['model']['spec']}",
         "",
     ]
+    partial = partial_note(man)
+    if partial:
+        lines += [f"> ⚠ {partial}", ""]
     banner = validation_banner(man)
     if banner:
         lines += [f"> ⚠ {banner}", ""]
@@ -119,6 +123,8 @@ def render_markdown(rr: RunResult) -> str:
         f"- **Dataset**: {ds['name']} ({src.get('kind')}: `{src.get('location')}`"
         + (f", revision `{src['revision']}`" if src.get("revision") else "")
         + (f", sha256 `{src['sha256'][:16]}…`" if src.get("sha256") else "")
+        + (f", commit `{src['commit']}`" if src.get("commit") else "")
+        + (f", table sha256 `{ds['table_sha256'][:16]}…`" if ds.get("table_sha256") else "")
         + ")",
         f"- **Review status**: {man['review_status']}",
     ]

@@ -51,11 +51,17 @@ class RunDir:
     def dataset_key(self) -> str:
         """What identifies the data: hub revision, else file sha256, else location."""
         src = self.manifest.get("dataset", {}).get("source", {}) or {}
-        for key in ("revision", "sha256"):
+        for key in ("revision", "commit", "sha256"):
             if src.get(key):
                 return f"{key}:{src[key]}"
         version = self.manifest.get("dataset", {}).get("version")
         return f"version:{version}" if version else f"location:{src.get('location', '?')}"
+
+    @property
+    def table_key(self) -> str:
+        """The sha256 of the loaded canonical table (``unrecorded`` for older runs)."""
+        digest = self.manifest.get("dataset", {}).get("table_sha256")
+        return f"table:{digest}" if digest else "unrecorded"
 
     @property
     def prompt_key(self) -> str:
@@ -119,3 +125,20 @@ def load_run_dir(path: str | Path) -> RunDir:
     if (p / "metrics.json").is_file():
         counts = list(_read_json(p / "metrics.json").get("counts") or [])
     return RunDir(p, manifest, read_metrics_csv(metrics_path), counts)
+
+
+def load_predictions(run: RunDir) -> pd.DataFrame:
+    """The run's ``predictions.parquet`` (``predictions.csv`` when the parquet file is absent)."""
+    parquet, csv = run.path / "predictions.parquet", run.path / "predictions.csv"
+    if parquet.is_file():
+        try:
+            return pd.read_parquet(parquet)
+        except Exception as exc:  # pyarrow raises several types for a damaged file
+            raise DatasetError(f"cannot read the predictions ({exc})", file=str(parquet)) from None
+    if csv.is_file():
+        from ..datasets.sources import read_table
+
+        return read_table(csv)
+    raise DatasetError(
+        "no predictions.parquet or predictions.csv (written by `winoscope run`)", file=str(run.path)
+    )
