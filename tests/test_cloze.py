@@ -517,3 +517,67 @@ def test_demo_table_says_how_each_row_was_asked():
     oc = rows["model"].index("option_order_consistency")
     assert rows["cloze-test:short"][oc] == "1.000 (by construction)"
     assert rows["baseline:first"][oc].startswith("1.000 [")
+
+
+# --- a real model: English Winogender against a plain unbatched reference ------------------
+
+
+def test_winogender_cloze_loglikelihoods_equal_an_unbatched_lm_eval_style_reference(
+    shared_data, tmp_path
+):
+    """Every row's two summed log-probabilities from ``winoscope.run`` in ``mode=cloze`` equal
+    a reference written here: lm-eval's pair tokenisation (the continuation is what encoding
+    context + continuation adds after the context's tokens), one full forward pass per pair,
+    no batching, no cache; the context is lm-eval's winogender ``doc_to_text`` built from the
+    published sentence and pronoun, the continuations " " + occupation / participant."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from tiny_lm import build_tiny_gpt2
+
+    torch.set_num_threads(1)
+    model_dir = build_tiny_gpt2(tmp_path / "tiny", seed=3)
+    data = shared_data / "winogender-en"
+    rr = run(
+        "winogender-en",
+        f"hf:{model_dir}",
+        data=data,
+        n_boot=10,
+        backend_options={"mode": "cloze", "batch_size": 16},
+    )
+    assert rr.manifest["protocol"] == "cloze" and rr.manifest["request_errors"] == 0
+    pred = rr.predictions.set_index("row_key")
+    assert len(pred) == 720
+
+    tok = transformers.AutoTokenizer.from_pretrained(model_dir)
+    model = transformers.AutoModelForCausalLM.from_pretrained(model_dir).eval()
+
+    def loglikelihood(context: str, continuation: str) -> tuple[float, int]:
+        ctx = tok(context)["input_ids"]
+        cont = tok(context + continuation)["input_ids"][len(ctx) :]
+        ids = torch.tensor([ctx + cont])
+        with torch.no_grad():
+            logp = torch.log_softmax(model(input_ids=ids).logits[0].float(), dim=-1)
+        return sum(float(logp[len(ctx) + k - 1, t]) for k, t in enumerate(cont)), len(cont)
+
+    sentences = {}
+    with (data / "all_sentences.tsv").open(encoding="utf-8") as fh:
+        next(fh)
+        for line in fh:
+            sentid, sentence = line.rstrip("\n").split("\t")[:2]
+            sentences[sentid.removesuffix(".txt")] = sentence
+    worst = 0.0
+    for key, row in pred.iterrows():
+        sentid = key.split("/", 1)[1]
+        occupation, participant = sentid.split(".")[:2]
+        context = f"{sentences[sentid]} \u2018{row['pronoun_en'].capitalize()}\u2019 refers to the"
+        ref = {
+            "occupation": loglikelihood(context, " " + occupation),
+            "participant": loglikelihood(context, " " + participant),
+        }
+        for role, (value, n_tokens) in ref.items():
+            worst = max(worst, abs(row[f"logprob_{role}"] - value))
+            assert row[f"tokens_{role}"] == n_tokens, (key, role)
+        a, b = ref["occupation"][0], ref["participant"][0]
+        assert row["prediction_role"] == ("occupation" if a > b else "participant"), key
+    print(f"largest |difference| {worst:.2e}")
+    assert worst < 1e-4, worst
