@@ -22,7 +22,7 @@ from .errors import TaskError
 from .limit import check_limit, limit_run
 from .progress import track
 from .protocols.cloze import ORDER_NOTE, ClozeTemplate
-from .protocols.forced_choice import PromptTemplate, apply_failed_policy
+from .protocols.forced_choice import PromptTemplate, apply_failed_policy, letter_mass_summary
 from .records import Request, Response
 from .scoring.base import ScoreResult
 from .tasks import TASKS, Task, get_task
@@ -280,6 +280,9 @@ def run(
         started=started,
     )
     manifest["responses"] = {**counts, "store": None if store_path is None else store_path.name}
+    mass = letter_mass_summary(responses.values())
+    if mass is not None:  # instruct models that do not answer with the offered letters show
+        manifest["letter_mass"] = mass
     manifest["outcome"] = run_outcome(responses, len(requests), max_failed_share)
     transport = getattr(backend, "transport_info", None)
     if callable(transport):

@@ -163,8 +163,13 @@ def combine_orders(
         rec["orders"].append(req.order)
         rec[f"role_{req.order}"] = role
         rec[f"answer_{req.order}"] = _answer_text(resp)
+        if resp is not None and resp.letter_mass is not None:
+            rec.setdefault("masses", []).append(resp.letter_mass)
     records = []
     for rec in per_row.values():
+        masses = rec.pop("masses", None)
+        if masses:  # probability on the offered letters, mean over the row's orders
+            rec["letter_mass"] = sum(masses) / len(masses)
         roles = [rec[f"role_{o}"] for o in rec["orders"]]
         complete = set(needed) <= set(rec["orders"])
         if ERROR in roles:
@@ -229,6 +234,37 @@ def join_predictions(
         columns={"row_id": key, "prediction_role": prediction}
     )
     return table.merge(combined, on=key, how="left", validate="one_to_one")
+
+
+LOW_LETTER_MASS = 0.5
+
+
+def letter_mass_summary(responses: Iterable[Response]) -> dict[str, Any] | None:
+    """Mean probability mass on the offered option letters, and how many requests put less
+    than half of it there (a model that does not answer in the offered format); None when no
+    response carries a letter mass (baselines, option texts, cloze)."""
+    masses = [r.letter_mass for r in responses if r.letter_mass is not None]
+    if not masses:
+        return None
+    low = sum(1 for m in masses if m < LOW_LETTER_MASS)
+    return {
+        "requests": len(masses),
+        "mean": round(sum(masses) / len(masses), 6),
+        "below": LOW_LETTER_MASS,
+        "requests_below": low,
+        "share_below": round(low / len(masses), 6),
+    }
+
+
+def letter_mass_lines(summary: Mapping[str, Any] | None) -> list[str]:
+    """The report line for :func:`letter_mass_summary` (none when there is no summary)."""
+    if not summary:
+        return []
+    return [
+        f"- **Letter mass** (probability on the offered option letters): mean "
+        f"{summary['mean']:.3f} over {summary['requests']} requests; "
+        f"{summary['share_below']:.1%} ({summary['requests_below']}) below {summary['below']:g}"
+    ]
 
 
 def _answer_text(resp: Response | None) -> str | None:

@@ -101,6 +101,7 @@ def outcome_lines(outcome: dict[str, Any] | None) -> list[str]:
 
 def render_markdown(rr: RunResult) -> str:
     from ..limit import partial_note
+    from ..protocols.forced_choice import letter_mass_lines
     from ..scoring.winobias_uk import unpaired_note
 
     man = rr.manifest
@@ -140,6 +141,7 @@ def render_markdown(rr: RunResult) -> str:
         f"- **Seed**: {man['seed']} · bootstrap: {man['bootstrap']['replicates']} replicates over source items, 95% percentile intervals",
         f"- **Requests**: {man['requests']} ({man['request_errors']} failed)",
         *outcome_lines(man.get("outcome")),
+        *letter_mass_lines(man.get("letter_mass")),
         *conventions_lines(man),
         f"- **winoscope** {man['winoscope_version']}",
         "- **Full report**: [report.html](report.html) (plots, tables, rows to read; figures in `plots/`)",
