@@ -425,3 +425,39 @@ def test_cli_run_passes_the_mode_to_the_hf_backend(tiny_dir, tmp_path):
     bad = CliRunner().invoke(app, ["run", "winobias-uk", "--model", f"hf:{tmp_path / 'nope'}"])
     assert bad.exit_code == 2
     assert "not a local directory" in bad.output
+
+
+def test_letter_mass_summary_against_hand_counts():
+    from winoscope.protocols.forced_choice import letter_mass_lines, letter_mass_summary
+    from winoscope.records import Response
+
+    masses = [0.9, 0.4, 0.2, 1.0, None]
+    rs = [Response(f"r{i}", "hf", "m", letter_mass=m) for i, m in enumerate(masses)]
+    summary = letter_mass_summary(rs)
+    assert summary == {
+        "requests": 4,
+        "mean": 0.625,  # (0.9 + 0.4 + 0.2 + 1.0) / 4
+        "below": 0.5,
+        "requests_below": 2,
+        "share_below": 0.5,
+    }
+    assert letter_mass_lines(summary) == [
+        "- **Letter mass** (probability on the offered option letters): mean 0.625 over 4 "
+        "requests; 50.0% (2) below 0.5"
+    ]
+    assert letter_mass_summary([Response("x", "hf", "m", option_logprobs=(-1.0, -2.0))]) is None
+    assert letter_mass_lines(None) == []
+
+
+def test_letter_mass_reaches_predictions_manifest_and_report(tiny_dir, tmp_path):
+    rr = run("winobias-uk", f"hf:{tiny_dir}", n_boot=20, out=tmp_path / "run")
+    preds = rr.predictions
+    assert preds["letter_mass"].between(0, 1).all()
+    summary = rr.manifest["letter_mass"]
+    assert summary["requests"] == rr.manifest["requests"]
+    # the row's mass is the mean over its two orders, so the means agree
+    assert preds["letter_mass"].mean() == pytest.approx(summary["mean"], abs=1e-6)
+    report = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
+    assert "**Letter mass**" in report
+    texts = run("winobias-uk", f"hf:{tiny_dir}", n_boot=20, backend_options={"mode": "texts"})
+    assert "letter_mass" not in texts.manifest and "letter_mass" not in texts.predictions
