@@ -127,7 +127,10 @@ def run(
     ] = None,
     mode: Annotated[
         str | None,
-        typer.Option(help="Backend mode; openai: chat (default), letters, chat-letters."),
+        typer.Option(
+            help="Backend mode; hf: letters (default), texts, cloze, generate; gemma: cloze "
+            "(default), texts, letters; openai: chat (default), letters, chat-letters, cloze."
+        ),
     ] = None,
     concurrency: Annotated[int, typer.Option(help="openai: requests in flight at once.")] = 32,
     max_retries: Annotated[
