@@ -31,7 +31,7 @@ from scipy import stats as sps
 
 from ..errors import DatasetError
 from .scan.counts import CLASSES, SETS, ScanCounts
-from .stats import classify
+from .stats import classify, join_report, key_series
 
 LOWER, UPPER = 1 / 3, 2 / 3
 
@@ -198,14 +198,18 @@ def associate(
     column = None
     if statistics is not None:
         column = _pick_column(statistics, stat_column)
-        real = statistics.drop_duplicates("occupation").set_index("occupation")[column]
-        occ["real_world"] = occ["occupation"].map(real).astype(float)
+        where = str(statistics.attrs.get("source", "statistics"))
+        unknown = join_report(
+            occupations, statistics["occupation"], what="lexicon's occupations", where=where
+        )
+        keyed = statistics.assign(_key=key_series(statistics["occupation"]))
+        real = keyed.drop_duplicates("_key").set_index("_key")[column]
+        occ["real_world"] = key_series(occ["occupation"]).map(real).astype(float)
         occ["zone_real_world"] = [classify(float(x)) for x in occ["real_world"]]
         occ["expected_corpus"] = [
             corrected_curve(x, q) for x, q in zip(occ["real_world"], occ["q"], strict=True)
         ]
-        unknown = sorted(set(occupations) - set(real.index))
-        settings = {**(settings or {}), "occupations_without_statistics": unknown}
+        settings = {**(settings or {}), "occupations_without_statistics": sorted(unknown)}
     correlations = correlation_table(occ) if statistics is not None else _empty_correlations()
     return AssociationResult(
         lang=lang,

@@ -13,6 +13,10 @@ from ..errors import WinoscopeError
 
 out_console = Console()
 err_console = Console(stderr=True)
+COMBINE_HELP = (
+    "A percentage-only table with several categories per occupation: 'mean' averages their "
+    "shares, 'weighted' weights them by a 'total' column (people per category)."
+)
 
 
 def associate_command(
@@ -32,6 +36,11 @@ def associate_command(
     stat_column: Annotated[
         str | None, typer.Option(help="Which statistic of --stats to plot against.")
     ] = None,
+    mapping: Annotated[
+        Path | None,
+        typer.Option(help="category,occupation table: official categories -> occupations."),
+    ] = None,
+    combine: Annotated[str | None, typer.Option(help=COMBINE_HELP)] = None,
     names: Annotated[
         Path | None,
         typer.Option(
@@ -73,6 +82,8 @@ def associate_command(
             lang,
             stats=stats,
             stat_column=stat_column,
+            mapping=mapping,
+            combine=combine,
             names=names,
             names_kind=names_kind,
             min_bearers=min_bearers,
@@ -102,6 +113,13 @@ def associate_command(
         for r in corr.itertuples(index=False):
             ct.add_row(r.set, r.method, f"{r.value:.3f}", f"{r.p_value:.3g}", str(r.n))
         out_console.print(ct)
+    left_out = result.settings.get("occupations_without_statistics") or []
+    if left_out:
+        err_console.print(
+            f"[yellow]{len(left_out)} occupation(s) without statistics[/] (left out of the "
+            f"correlations and the figure): {', '.join(left_out)}",
+            highlight=False,
+        )
     mb = result.settings["bytes"] / 1e6
     secs = result.settings["seconds"]
     out_console.print(

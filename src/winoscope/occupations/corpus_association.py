@@ -25,6 +25,8 @@ def associate_corpus(
     *,
     stats: str | Path | None = None,
     stat_column: str | None = None,
+    mapping: str | Path | None = None,
+    combine: str | None = None,
     names: str | Path | None = None,
     names_kind: str = "tilltalsnamn",
     min_bearers: int = 1000,
@@ -40,7 +42,11 @@ def associate_corpus(
     """Scan ``corpus`` for ``lang``'s occupations and collocates and build the association.
 
     With ``out``, writes the tables (see :meth:`AssociationResult.write`) and, when ``stats``
-    is given, ``figure.png`` and ``figure.pdf``.
+    is given, ``figure.png`` and ``figure.pdf``. ``mapping`` (official category -> occupation)
+    and ``combine`` (``mean``/``weighted``, for percentage-only tables) read ``stats`` as
+    ``winoscope correlate`` does; a statistics table matching none of the lexicon's
+    occupations is an error (no empty figure), the ones it lacks are listed in
+    ``settings["occupations_without_statistics"]``.
     """
     lexicon = lexicon or load_lexicon(
         lang, names=names, names_kind=names_kind, min_bearers=min_bearers, min_share=min_share
@@ -55,7 +61,7 @@ def associate_corpus(
     if stats is not None:
         from .stats import load_statistics
 
-        statistics = load_statistics(stats)
+        statistics = load_statistics(stats, mapping=mapping, percent_combine=combine)
     settings: dict[str, Any] = {
         "corpus": [str(p) for p in corpus],
         "mode": mode,
@@ -78,6 +84,8 @@ def associate_corpus(
             for g, row in zip(("female", "male"), counts.hits, strict=True)
         },
         "stats": str(stats) if stats is not None else None,
+        "mapping": str(mapping) if mapping is not None else None,
+        "combine": combine,
     }
     result = associate(
         counts,

@@ -13,9 +13,11 @@ column ``occupation`` and one column per statistic holding the **share of women 
       lärare <- förskollärare (women 90, men 10), gymnasielärare (women 30, men 30)
       share = (90 + 30) / (90 + 10 + 30 + 30) = 0.75     (not the mean of 0.9 and 0.5 = 0.7)
 
-  With only percentages, several categories cannot be summed; that is an error unless
-  ``percent_combine="mean"`` is asked for explicitly (the SweWinogender documentation sheet
-  describes its auxiliary shares as such averages).
+  With only percentages, several categories cannot be summed; that is an error unless a
+  combination is asked for explicitly (``--combine`` on the command line, ``percent_combine``
+  in Python): ``mean`` averages the shares (the SweWinogender documentation sheet describes
+  its auxiliary shares as such averages); ``weighted`` weights each share by the category's
+  size in a ``total`` column (people employed), which equals summing counts.
 - :func:`read_swewinogender_aux`: the SweWinogender auxiliary TSV (occupation, % female per
   Statistics Sweden, % female-associated contexts with the small/medium/large collocate sets)
   -> columns ``scb``, ``corpus_small``, ``corpus_medium``, ``corpus_large``.
@@ -24,11 +26,16 @@ column ``occupation`` and one column per statistic holding the **share of women 
 
 :func:`load_statistics` picks the reader from the file's columns. :func:`classify` puts a share
 in the paper's three zones: male-dominated (< 1/3 women), neutral, female-dominated (> 2/3).
+
+Names are joined by :func:`occupation_key` (Unicode NFC, case-folded, spaces collapsed), in the
+mapping and wherever statistics meet a run's or a lexicon's occupations, so ``Läkare`` written
+with a combining diaeresis, ``LÄKARE`` and ``läkare`` are one occupation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import unicodedata
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -45,6 +52,45 @@ ZONES = (MALE_DOMINATED, NEUTRAL, FEMALE_DOMINATED)
 LOWER, UPPER = 1 / 3, 2 / 3
 AUX_COLUMNS = ("scb", "corpus_small", "corpus_medium", "corpus_large")
 Scale = Literal["percent", "fraction"]
+COMBINE = ("mean", "weighted")
+WEIGHT_COLUMN = "total"
+
+
+def occupation_key(name: object) -> str:
+    """The join key of an occupation name: NFC, case-folded, inner spaces collapsed.
+
+    >>> occupation_key(" La\u0308kare ") == occupation_key("LÄKARE") == "läkare"
+    True
+    """
+    text = unicodedata.normalize("NFC", str(name))
+    return " ".join(text.casefold().split())
+
+
+def key_series(names: pd.Series) -> pd.Series:
+    return pd.Series([occupation_key(x) for x in names], index=names.index, dtype=object)
+
+
+def join_report(
+    wanted: Iterable[str], available: Iterable[str], *, what: str, where: str
+) -> list[str]:
+    """The wanted occupations that ``available`` lacks (by :func:`occupation_key`).
+
+    None matching at all is a DatasetError naming a few names of each side (``what`` names the
+    wanted side, ``where`` the statistics file)."""
+    want = list(dict.fromkeys(str(w) for w in wanted))
+    have = list(dict.fromkeys(str(a) for a in available))
+    keys = {occupation_key(a) for a in have}
+    missing = [w for w in want if occupation_key(w) not in keys]
+    if want and len(missing) == len(want):
+        raise DatasetError(
+            f"no occupation of the statistics matches the {what} (compared case- and "
+            f"Unicode-normalised): {what}: {', '.join(want[:4])}; statistics: "
+            f"{', '.join(have[:4]) or '(none)'} (a --mapping from official categories to "
+            "occupations may be needed)",
+            file=where,
+            field="occupation",
+        )
+    return missing
 
 
 def classify(share: float) -> str | None:
@@ -105,7 +151,7 @@ def _to_share(values: pd.Series, scale: Scale, *, source: str, column: str) -> p
     if len(values) > 1 and bool((values <= 1).all()) and bool((values > 0).any()):
         raise DatasetError(
             "every value is at most 1: these look like fractions, not percentages "
-            "(pass scale='fraction' if they are)",
+            "(if they are, name the column female_share, which holds fractions)",
             file=source,
             field=column,
         )
@@ -116,7 +162,7 @@ def read_mapping(mapping: str | Path | Mapping[str, str] | pd.DataFrame) -> dict
     """Official category -> dataset occupation, from a dict or a two-column table
     (``category``, ``occupation``). A category mapped to two occupations is an error."""
     if isinstance(mapping, Mapping):
-        return {str(k).strip(): str(v).strip() for k, v in mapping.items()}
+        return {occupation_key(k): str(v).strip() for k, v in mapping.items()}
     source = "mapping" if isinstance(mapping, pd.DataFrame) else str(mapping)
     frame = mapping if isinstance(mapping, pd.DataFrame) else read_table(mapping)
     for col in ("category", "occupation"):
@@ -133,14 +179,15 @@ def read_mapping(mapping: str | Path | Mapping[str, str] | pd.DataFrame) -> dict
             raise DatasetError(
                 "empty value", file=source, row=i, field="category" if not cat else "occupation"
             )
-        if out.get(cat, occ) != occ:
+        key = occupation_key(cat)
+        if occupation_key(out.get(key, occ)) != occupation_key(occ):
             raise DatasetError(
-                f"category '{cat}' is mapped to both '{out[cat]}' and '{occ}'",
+                f"category '{cat}' is mapped to both '{out[key]}' and '{occ}'",
                 file=source,
                 row=i,
                 field="occupation",
             )
-        out[cat] = occ
+        out[key] = occ
     return out
 
 
@@ -150,7 +197,7 @@ def read_real_world(
     mapping: str | Path | Mapping[str, str] | pd.DataFrame | None = None,
     column: str = "real_world",
     scale: Scale = "percent",
-    percent_combine: Literal["mean"] | None = None,
+    percent_combine: Literal["mean", "weighted"] | None = None,
     source_name: str | None = None,
 ) -> pd.DataFrame:
     """Shares of women per dataset occupation from an official table (see module docstring).
@@ -207,7 +254,20 @@ def read_real_world(
         )
     for extra in ("source", "year"):
         rows[extra] = raw[extra].astype(str).str.strip() if extra in raw.columns else ""
-    dupes = rows["category"].duplicated()
+    if percent_combine is not None and percent_combine not in COMBINE:
+        raise DatasetError(
+            f"unknown combination {percent_combine!r}; choose {' or '.join(COMBINE)}", file=where
+        )
+    if percent_combine == "weighted" and not has_counts:
+        if WEIGHT_COLUMN not in raw.columns:
+            raise DatasetError(
+                f"--combine weighted needs a '{WEIGHT_COLUMN}' column (people per category) "
+                "to weight the shares by",
+                file=where,
+                field=WEIGHT_COLUMN,
+            )
+        rows["weight"] = _numbers(raw, WEIGHT_COLUMN, source=where, low=0, high=None)
+    dupes = key_series(rows["category"]).duplicated()
     if bool(dupes.any()):
         i = int(dupes.to_numpy().nonzero()[0][0])
         raise DatasetError(
@@ -219,10 +279,10 @@ def read_real_world(
     unmapped: list[str] = []
     if mapping is not None:
         lut = read_mapping(mapping)
-        rows["occupation"] = rows["category"].map(lut)
+        rows["occupation"] = key_series(rows["category"]).map(lut)
         unmapped = sorted(rows.loc[rows["occupation"].isna(), "category"])
         rows = rows[rows["occupation"].notna()]
-        missing = sorted(set(lut) - set(rows["category"]))
+        missing = sorted(set(lut) - set(key_series(rows["category"])))
         if missing:
             raise DatasetError(
                 f"the mapping names categories the table lacks: {', '.join(missing[:10])}",
@@ -232,21 +292,34 @@ def read_real_world(
     else:
         rows["occupation"] = rows["category"]
     records = []
-    for occ, g in rows.groupby("occupation", sort=True):
+    rows = rows.assign(_key=key_series(rows["occupation"]))
+    for _, g in rows.groupby("_key", sort=True):
+        occ = str(g["occupation"].iloc[0])
         if has_counts:
             women, men = float(g["women"].sum()), float(g["men"].sum())
             share = women / (women + men)
         else:
-            if len(g) > 1 and percent_combine != "mean":
+            if len(g) > 1 and percent_combine is None:
                 raise DatasetError(
                     f"occupation '{occ}' combines {len(g)} categories "
                     f"({', '.join(g['category'])}) but the table has no counts to sum; give "
-                    "women and men, or pass percent_combine='mean' to average the shares",
+                    "women and men, or choose --combine mean (average the shares) or "
+                    f"--combine weighted (weight them by a '{WEIGHT_COLUMN}' column)",
                     file=where,
                     field=share_col,
                 )
             women = men = np.nan
-            share = float(g["share"].mean())
+            if percent_combine == "weighted" and len(g) > 1:
+                w = g["weight"].to_numpy(float)
+                if w.sum() <= 0:
+                    raise DatasetError(
+                        f"occupation '{occ}': its categories' {WEIGHT_COLUMN} sums to 0",
+                        file=where,
+                        field=WEIGHT_COLUMN,
+                    )
+                share = float((g["share"].to_numpy(float) * w).sum() / w.sum())
+            else:
+                share = float(g["share"].mean())
         records.append(
             {
                 "occupation": occ,
@@ -357,8 +430,12 @@ def load_statistics(path: str | Path, **kwargs: object) -> pd.DataFrame:
         )
     kwargs = {k: v for k, v in kwargs.items() if v is not None}
     if fixed == "Winogender occupations-stats":
-        return read_winogender_stats(p)
-    if fixed is not None:
+        out = read_winogender_stats(p)
+    elif fixed is not None:
         kwargs.pop("mapping", None)
-        return read_swewinogender_aux(p, **kwargs)  # type: ignore[arg-type]
-    return read_real_world(p, **kwargs)  # type: ignore[arg-type]
+        kwargs.pop("percent_combine", None)
+        out = read_swewinogender_aux(p, **kwargs)  # type: ignore[arg-type]
+    else:
+        out = read_real_world(p, **kwargs)  # type: ignore[arg-type]
+    out.attrs["source"] = str(p)
+    return out

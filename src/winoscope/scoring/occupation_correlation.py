@@ -64,7 +64,10 @@ MEASURES = (*GENDERS, PREFERENCE)
 
 
 def _key(s: pd.Series) -> pd.Series:
-    return s.astype(str).str.strip().str.lower()
+    """Join key: NFC, case-folded (see :func:`winoscope.occupations.stats.occupation_key`)."""
+    from ..occupations.stats import key_series
+
+    return key_series(s)
 
 
 def items_from_predictions(pred: pd.DataFrame, task: str | None = None) -> pd.DataFrame:
@@ -249,7 +252,7 @@ def correlate(
 
 
 def unmatched(shares: pd.DataFrame, statistics: pd.DataFrame) -> dict[str, list[str]]:
-    """Occupations only in the run and only in the statistics (matched case-insensitively)."""
+    """Occupations only in the run and only in the statistics (case- and Unicode-normalised)."""
     a, b = set(_key(shares["occupation"])), set(_key(statistics["occupation"]))
     return {"without_statistics": sorted(a - b), "without_items": sorted(b - a)}
 
@@ -339,7 +342,7 @@ def correlate_run(
     unmatched occupations) and ``occupation_correlation.png`` to ``out`` (default: the run
     directory).
     """
-    from ..occupations.stats import load_statistics
+    from ..occupations.stats import join_report, load_statistics
 
     run = Path(run_dir)
     manifest_path = run / "manifest.json"
@@ -356,8 +359,11 @@ def correlate_run(
     task = manifest.get("task")
     stats = load_statistics(stats_path, **stats_options)
     shares = occupation_shares(items_from_predictions(pred, task))
-    corr = correlate(shares, stats, n_boot=n_boot, seed=seed)
     miss = unmatched(shares, stats)
+    join_report(
+        shares["occupation"], stats["occupation"], what="run's occupations", where=str(stats_path)
+    )  # none matching is an error (and no empty figure is drawn)
+    corr = correlate(shares, stats, n_boot=n_boot, seed=seed)
     target = Path(out) if out is not None else run
     target.mkdir(parents=True, exist_ok=True)
     files = [target / "occupation_shares.csv", target / "occupation_correlations.csv"]
