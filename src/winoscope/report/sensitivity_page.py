@@ -1,0 +1,140 @@
+"""The files of a prompt-sensitivity run beside its per-template run directories.
+
+``template_metrics.csv``, ``template_summary.csv``, ``sensitivity.json`` (the manifest),
+``report.md`` (the summary table in Markdown), ``report.html`` (self-contained: the summary,
+the small multiples, every template's text with a link to its own report) and
+``plots/template_metrics.{png,svg}``.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from .._version import __version__
+from .tables import fmt, fmt_ci
+
+if TYPE_CHECKING:
+    from ..sensitivity import SensitivityResult
+
+MANIFEST = "sensitivity.json"
+DISPLAY_COLUMNS = ["metric", "mean [95% CI]", "min", "max", "sd", "templates"]
+
+
+def display_rows(summary: pd.DataFrame, headline_only: bool = True) -> list[list[str]]:
+    """The summary as display rows: metric, mean [CI], min (template), max (template), sd, n."""
+    rows = summary[summary["headline"].astype(bool)] if headline_only else summary
+    if rows.empty:
+        rows = summary
+    out = []
+    for r in rows.itertuples(index=False):
+        label = str(r.metric) if str(r.split) in ("macro", "all") else f"{r.metric} ({r.split})"
+        out.append(
+            [
+                label,
+                f"{fmt(r.mean)} {fmt_ci(r.ci_low, r.ci_high)}",
+                f"{fmt(r.min)} ({r.min_template})" if not _nan(r.min) else "–",
+                f"{fmt(r.max)} ({r.max_template})" if not _nan(r.max) else "–",
+                fmt(r.sd),
+                str(r.templates),
+            ]
+        )
+    return out
+
+
+def _nan(x: Any) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def markdown_table(summary: pd.DataFrame, headline_only: bool = True) -> str:
+    lines = ["| " + " | ".join(DISPLAY_COLUMNS) + " |", "|" + " --- |" * len(DISPLAY_COLUMNS)]
+    lines += ["| " + " | ".join(r) + " |" for r in display_rows(summary, headline_only)]
+    return "\n".join(lines)
+
+
+def per_template_table(result: SensitivityResult) -> str:
+    """Markdown: one row per template, one column per headline metric (value only)."""
+    heads = result.headline()
+    cols = [(str(r.metric), str(r.split), str(r.type)) for r in heads.itertuples(index=False)]
+    pt = result.per_template
+    lines = ["| template | " + " | ".join(c[0] for c in cols) + " |"]
+    lines.append("|" + " --- |" * (len(cols) + 1))
+    for tmpl in result.templates:
+        vals = []
+        for metric, split, typ in cols:
+            sel = pt[
+                (pt["template"] == tmpl.name)
+                & (pt["metric"].astype(str) == metric)
+                & (pt["split"].astype(str) == split)
+                & (pt["type"].astype(str) == typ)
+            ]
+            vals.append(fmt(sel["value"].iloc[0]) if not sel.empty else "–")
+        lines.append(f"| {tmpl.name} | " + " | ".join(vals) + " |")
+    return "\n".join(lines)
+
+
+def render_markdown(result: SensitivityResult) -> str:
+    man = result.manifest
+    parts = [
+        f"# Prompt sensitivity: {man['task']} · {man['model']['spec']}",
+        "",
+        f"{len(result.templates)} templates, {man['bootstrap']['replicates']} bootstrap "
+        "replicates; mean over templates with a two-level 95% interval (templates, then "
+        f"{man['bootstrap']['resampling_unit']}s, resampled); sd across templates (ddof=1).",
+        "",
+        markdown_table(result.summary),
+        "",
+        "## Per template",
+        "",
+        per_template_table(result),
+        "",
+    ]
+    parts += [f"> {note}" for note in result.notes]
+    return "\n".join(parts) + "\n"
+
+
+def write_sensitivity(result: SensitivityResult, out: Path) -> Path:
+    """Write the prompt-sensitivity files into ``out`` (the template runs are already there)."""
+    from .html import environment
+    from .plots import save_figure
+    from .template_plots import template_report_figure
+    from .writer import write_json
+
+    out.mkdir(parents=True, exist_ok=True)
+    result.per_template.to_csv(out / "template_metrics.csv", index=False)
+    result.summary.to_csv(out / "template_summary.csv", index=False)
+    write_json(out / MANIFEST, result.manifest)
+    (out / "report.md").write_text(render_markdown(result), encoding="utf-8")
+    figure = save_figure(template_report_figure(result.per_template, result.summary), out / "plots")
+    templates = []
+    for entry, run in zip(result.manifest["runs"], result.runs, strict=True):
+        outcome = run.manifest.get("outcome") or {}
+        templates.append(
+            {
+                "name": entry["template"],
+                "text": next(t.text for t in result.templates if t.name == entry["template"]),
+                "dir": entry["dir"],
+                "requests": outcome.get("requests", "–"),
+                "answered": outcome.get("answered", "–"),
+                "cached": (run.manifest.get("responses") or {}).get("cached", "–"),
+            }
+        )
+    html = (
+        environment()
+        .get_template("sensitivity.html.j2")
+        .render(
+            title=f"prompt sensitivity · {result.manifest['task']}",
+            man=result.manifest,
+            notes=result.notes,
+            summary_cols=DISPLAY_COLUMNS,
+            summary_rows=display_rows(result.summary, headline_only=False),
+            figure=figure,
+            templates=templates,
+            version=__version__,
+        )
+    )
+    (out / "report.html").write_text(html, encoding="utf-8")
+    return out
