@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..errors import WinoscopeError
@@ -95,7 +96,9 @@ def associate_command(
             quiet=quiet,
         )
     except WinoscopeError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+        err_console.print(
+            f"[bold red]error:[/] {escape(str(exc))}", highlight=False, markup=True, soft_wrap=True
+        )
         raise typer.Exit(2) from None
     table = Table("set", "sentences", "female", "male", "tie", "q", title=f"{lang} corpus")
     import pandas as pd

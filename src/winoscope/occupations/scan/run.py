@@ -13,6 +13,11 @@ result never depends on how the corpus was split or in which order pieces finish
   compressed file is read by as many tasks as workers, each decompressing the whole stream
   and counting every N-th read of it (nothing to ship between machines). Platforms without
   ``fork`` do the same in the process pool.
+
+Paths are made absolute before any unit is planned, so a worker started in another directory
+(or on another machine with the same shared file system) opens the same files. A worker that
+cannot read a file reports it back instead of raising; the scan then stops with one
+:class:`~winoscope.errors.DatasetError` naming the file, the worker and the reason.
 """
 
 from __future__ import annotations
@@ -25,8 +30,10 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
 from typing import Any
 
+from ...errors import DatasetError
 from ...progress import Tracker, track
 from .counts import ScanCounts
 from .inputs import (
@@ -253,6 +260,29 @@ def _feed_ring(
 # --------------------------------------------------------------------------- dask
 
 
+@dataclass(frozen=True)
+class ReadFailure:
+    """What a Dask worker sends back when it cannot read a unit's file."""
+
+    path: str
+    worker: str
+    reason: str
+
+
+def dask_unit(
+    spec: ScanSpec, unit: Unit, mode: str = "full", block_size: int = BLOCK_SIZE
+) -> ScanCounts | ReadFailure:
+    """:func:`scan_unit` on a Dask worker; an unreadable file comes back as a ReadFailure
+    (a plain value, so no worker traceback travels to the client)."""
+    try:
+        return scan_unit(spec, unit, mode, block_size)
+    except (OSError, EOFError) as exc:
+        import socket
+
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return ReadFailure(unit.path, socket.gethostname(), reason or type(exc).__name__)
+
+
 def _scan_dask(
     spec: ScanSpec,
     units: list[Unit],
@@ -282,7 +312,7 @@ def _scan_dask(
         tuned = any(client.run(worker_malloc_for_scanning, True).values())
         [spec_future] = client.scatter([spec], broadcast=True)
         futures = client.map(
-            scan_unit,
+            dask_unit,
             [spec_future] * len(units),
             units,
             mode=mode,
@@ -294,7 +324,17 @@ def _scan_dask(
         total = spec.new_counts(full=mode == "full")
         unit_of = {f.key: u for f, u in zip(futures, units, strict=True)}
         for future in as_completed(futures):
-            total.add(future.result())
+            got = future.result()
+            if isinstance(got, ReadFailure):
+                for f in futures:
+                    f.cancel()
+                raise DatasetError(
+                    f"a Dask worker (on {got.worker}) cannot read this corpus file: "
+                    f"{got.reason}; every worker needs the file at this path (a shared file "
+                    "system)",
+                    file=got.path,
+                )
+            total.add(got)
             bar(unit_input_bytes(unit_of[future.key]))
         return total
     finally:
@@ -361,7 +401,7 @@ def scan_corpus(
         workers = os.cpu_count() or 1
     parallel = workers > 1 or dask is not None
     units = plan_units(
-        [os.fspath(p) for p in paths],
+        [os.path.abspath(os.fspath(p)) for p in paths],  # workers may run elsewhere
         pieces=workers * pieces_per_worker if parallel else 1,
         conllu=conllu,
         # a process pool shares one decompression of each stream (see _feed_ring); Dask
