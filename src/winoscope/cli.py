@@ -14,7 +14,7 @@ from rich.table import Table
 
 from .datasets.validation import ValidationFailed
 from .errors import WinoscopeError
-from .occupations.cli_associate import associate_command
+from .occupations.cli_associate import COMBINE_HELP, associate_command
 from .protocols.coref_export import coref_export_command
 
 app = typer.Typer(
@@ -431,7 +431,19 @@ def report_validation(issues: list, settings: dict) -> None:  # type: ignore[typ
 def convention_lines(manifest: dict) -> list[str]:  # type: ignore[type-arg]
     """Scoring conventions that change numbers: the SweWinogender labels, alpha's invalid."""
     conv = manifest.get("conventions") or {}
-    return [f"convention: {k} = {v}" for k, v in conv.items()]
+    out = [f"convention: {k} = {v}" for k, v in conv.items()]
+    ro = manifest.get("resolver_output") or {}
+    if ro.get("unmatched"):
+        out.append(
+            f"resolver output: {ro['unmatched']} of {ro['documents']} document(s) match no key "
+            f"document, e.g. {', '.join(ro['unmatched_ids'][:5])}"
+        )
+    if ro.get("missing"):
+        out.append(
+            f"resolver output: {ro['missing']} key document(s) absent (scored as misses), "
+            f"e.g. {', '.join(ro['missing_ids'][:5])}"
+        )
+    return out
 
 
 def _fail_validation(exc: Exception) -> None:
@@ -485,6 +497,7 @@ def correlate(
         Path | None,
         typer.Option(help="category,occupation table: official categories -> occupations."),
     ] = None,
+    combine: Annotated[str | None, typer.Option(help=COMBINE_HELP)] = None,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates (over occupations).")] = 2000,
 ) -> None:
@@ -492,7 +505,15 @@ def correlate(
     from .scoring.occupation_correlation import correlate_run
 
     try:
-        res = correlate_run(run_dir, stats, out=out, n_boot=bootstrap, seed=seed, mapping=mapping)
+        res = correlate_run(
+            run_dir,
+            stats,
+            out=out,
+            n_boot=bootstrap,
+            seed=seed,
+            mapping=mapping,
+            percent_combine=combine,
+        )
     except WinoscopeError as exc:
         _fail(exc)
         return
