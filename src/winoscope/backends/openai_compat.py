@@ -193,14 +193,13 @@ class OpenAIBackend:
             if self.mode == "cloze":
                 sums, counts = cloze_scores(body, req)
                 return Response(**base, option_logprobs=sums, option_token_counts=counts)
+            # one token is asked for, so finish_reason (``length``) says nothing: not kept
             top = top_from_completions(body) if self.mode == "letters" else top_from_chat(body)
-            finish = body["choices"][0].get("finish_reason")
             labels = [o.label for o in req.options]
             return Response(
                 **base,
                 option_logprobs=label_scores(top, labels),
                 letter_mass=letter_mass(top, labels),
-                finish_reason=None if finish is None else str(finish),
             )
         except RequestFailed:
             raise
@@ -329,6 +328,7 @@ class OpenAIBackend:
             url = urls[(index + attempt) % len(urls)]
             wait: float | None = None
             started = time.perf_counter()
+            sent_tokens = self._cloze_tokens
             body = self.encode(req)
             try:
                 self.stats["http_calls"] += 1
@@ -345,7 +345,7 @@ class OpenAIBackend:
                         + (", the proxy" if status == 407 else "")
                         + f" and the API key in ${self.api_key_env}"
                     )
-                if status == 400 and self.mode == "cloze" and self._cloze_tokens == 0:
+                if status == 400 and self.mode == "cloze" and sent_tokens == 0:
                     self._cloze_tokens = 1  # the server refuses max_tokens=0: ask with 1
                     continue
                 if status >= 500 or status in RETRY_STATUS:

@@ -5,7 +5,8 @@ redirects point) for any model name, picking option ``A`` or ``B`` from a hash o
 answers are deterministic and differ across prompts), and logs every call. Faults are injected
 per prompt by call number: with ``faults=("429", "500")`` the first call for each prompt gets a
 429, the second a 500 and the third the answer. ``poison`` lists prompt substrings whose every
-call gets the first fault (a request that can never succeed). Fault names are the keys of
+call gets the first fault (a request that can never succeed); with ``poison`` set, other prompts
+get no fault. Fault names are the keys of
 :data:`FAULTS`. Run it in a thread (:func:`serve_in_thread`) or as a process::
 
     python -m winoscope.testing.openai_server --port 8000 --latency 0.05
@@ -133,8 +134,8 @@ class StubBehaviour:
             return None
         n = self.per_prompt[prompt]
         self.per_prompt[prompt] += 1
-        if any(p in prompt for p in self.poison):
-            return self.faults[0]
+        if self.poison:
+            return self.faults[0] if any(p in prompt for p in self.poison) else None
         if n < len(self.faults):
             return self.faults[n]
         return None

@@ -1,0 +1,68 @@
+"""`winoscope run`'s exit status and the outcome it records, in a real process against a real
+local server: 0 all answered, 3 some or all failed (run directory still written), 2 a
+configuration error (the same deterministic failure from the first answers)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from winoscope.testing.openai_server import StubBehaviour, serve_in_thread
+
+
+def run_cli(url: str, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "winoscope.cli", "run", "winobias-uk", "--model", "openai:stub",
+           "--base-url", url, "--out", str(out), "--bootstrap", "10", "--quiet",
+           "--max-retries", "0", *extra]  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_a_run_where_every_request_failed_exits_3_and_says_so(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    with serve_in_thread(StubBehaviour(faults=("500",), poison=("",))) as srv:  # every prompt
+        proc = run_cli(srv.url, out)
+    assert proc.returncode == 3, proc.stderr
+    assert "no request was answered" in proc.stderr and "Traceback" not in proc.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    outcome = manifest["outcome"]
+    assert outcome["status"] == "failed" and outcome["success"] is False
+    assert outcome["answered"] == 0 and outcome["failed"] == outcome["requests"] > 0
+    assert outcome["failed_share"] == 1.0
+    assert "FAILED: none of the" in (out / "report.md").read_text()
+
+
+def test_some_failed_exits_3_unless_the_share_is_allowed(tmp_path: Path) -> None:
+    beh = StubBehaviour(faults=("500",), poison=("Лікар",))
+    with serve_in_thread(beh) as srv:
+        strict = run_cli(srv.url, tmp_path / "strict", "--no-resume")
+        lenient = run_cli(srv.url, tmp_path / "lenient", "--max-failed-share", "0.5")
+    assert strict.returncode == 3, strict.stderr
+    outcome = json.loads((tmp_path / "strict" / "manifest.json").read_text())["outcome"]
+    assert outcome["status"] == "partial" and 0 < outcome["failed"] < outcome["requests"]
+    assert outcome["failed"] + outcome["answered"] == outcome["requests"]
+    assert outcome["failed_share"] == round(outcome["failed"] / outcome["requests"], 6)
+    assert "request(s) failed" in strict.stderr and "exit status 3" in strict.stderr
+    assert (tmp_path / "strict" / "metrics.csv").exists()
+    assert "partial:" in (tmp_path / "strict" / "report.md").read_text()
+    assert lenient.returncode == 0, lenient.stderr
+    lenient_outcome = json.loads((tmp_path / "lenient" / "manifest.json").read_text())["outcome"]
+    assert lenient_outcome["success"] is True and lenient_outcome["max_failed_share"] == 0.5
+
+
+def test_the_same_client_error_from_the_first_answers_stops_with_exit_2(tmp_path: Path) -> None:
+    with serve_in_thread(StubBehaviour(faults=("400",), poison=("",))) as srv:
+        proc = run_cli(srv.url, tmp_path / "run", "--concurrency", "2")
+        n_calls = len(srv.calls)
+    assert proc.returncode == 2, proc.stderr
+    assert "first 20 answers all failed the same way" in proc.stderr and "HTTP 400" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert n_calls <= 22
+
+
+def test_a_share_outside_0_1_is_a_usage_error(tmp_path: Path) -> None:
+    proc = run_cli("http://127.0.0.1:9/v1", tmp_path / "run", "--max-failed-share", "1.5")
+    assert proc.returncode == 2 and "max_failed_share" in proc.stderr
