@@ -58,7 +58,7 @@ def test_cloze_sums_the_continuation_tokens_only(refuse_zero: bool) -> None:
 def test_cloze_params_and_kind_checks() -> None:
     b = create_backend("openai:m", base_url="http://127.0.0.1:9/v1", mode="cloze")
     assert b.params == {"mode": "cloze", "server": ["http://127.0.0.1:9/v1"]}
-    with pytest.raises(BackendError, match="cannot answer cloze requests.*--mode cloze"):
+    with pytest.raises(BackendError, match=r"cannot answer cloze requests.*--mode cloze"):
         list(create_backend("openai:m", base_url="http://127.0.0.1:9/v1").respond([cloze()]))
 
 

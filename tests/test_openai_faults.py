@@ -180,9 +180,11 @@ def test_an_untrusted_certificate_stops_and_a_trusted_ca_works(tmp_path, monkeyp
 
 
 def test_404_names_the_model_and_stops() -> None:
-    with serve_in_thread(StubBehaviour(faults=("404",), poison=("Лікар",))) as srv:
-        with pytest.raises(BackendError, match=r"HTTP 404 \(not found\).*model name 'stub'"):
-            ask(srv.url, make_requests(2))
+    with (
+        serve_in_thread(StubBehaviour(faults=("404",), poison=("Лікар",))) as srv,
+        pytest.raises(BackendError, match=r"HTTP 404 \(not found\).*model name 'stub'"),
+    ):
+        ask(srv.url, make_requests(2))
 
 
 def test_letter_mass_needs_enough_candidates() -> None:

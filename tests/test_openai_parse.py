@@ -118,7 +118,9 @@ def test_json_bodies_nested_too_deeply_or_broken_are_retryable() -> None:
         load_json(b'{"choices": [')
     # Python's reader takes 1e400 as infinity and NaN as NaN: the log-probability check
     # catches both
-    body = load_json(b'{"choices": [{"logprobs": {"content": [{"token": "A", "logprob": 1e400}]}}]}')
+    body = load_json(
+        b'{"choices": [{"logprobs": {"content": [{"token": "A", "logprob": 1e400}]}}]}'
+    )
     with pytest.raises(ValueError, match="not finite"):
         top_from_chat(body)
 

@@ -42,7 +42,11 @@ def forward_proxy(user: str | None = None, password: str | None = None) -> Itera
     loop = asyncio.new_event_loop()
     state: dict = {}
     ready = threading.Event()
-    want = None if user is None else "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+    want = (
+        None
+        if user is None
+        else "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+    )
 
     async def handle(request: web.Request) -> web.StreamResponse:
         if want is not None and request.headers.get("Proxy-Authorization") != want:

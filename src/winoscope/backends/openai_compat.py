@@ -206,7 +206,9 @@ class OpenAIBackend:
         except (ValueError, KeyError, IndexError, TypeError, AttributeError, OverflowError,
                 RecursionError) as exc:  # fmt: skip
             why = redact(str(exc), key)
-            raise RetryableError(f"malformed response body ({why}): {snippet(raw, key, 120)}") from None
+            raise RetryableError(
+                f"malformed response body ({why}): {snippet(raw, key, 120)}"
+            ) from None
 
     # ----------------------------------------------------------------------------- running
     def respond(self, requests: Sequence[Request]) -> Iterator[Response]:
@@ -379,7 +381,9 @@ class OpenAIBackend:
                 break
             self.stats["retries"] += 1
             delay = (
-                wait if wait is not None else backoff_delay(attempt, self.backoff, self.backoff_cap, rng)
+                wait
+                if wait is not None
+                else backoff_delay(attempt, self.backoff, self.backoff_cap, rng)
             )
             attempt += 1
             await asyncio.sleep(delay)

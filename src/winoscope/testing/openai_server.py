@@ -99,7 +99,9 @@ def echo_logprobs(text: str, generated: int) -> dict[str, Any]:
         "tokens": tokens,
         "token_logprobs": lps,
         "text_offset": offsets,
-        "top_logprobs": [None if lp is None else {t: lp} for t, lp in zip(tokens, lps, strict=True)],
+        "top_logprobs": [
+            None if lp is None else {t: lp} for t, lp in zip(tokens, lps, strict=True)
+        ],
     }
 
 
