@@ -23,7 +23,7 @@ from winoscope.errors import TaskError
 from winoscope.protocols import cloze
 from winoscope.protocols.forced_choice import ChoiceRow, PromptTemplate
 from winoscope.records import Option, Request, Response
-from winoscope.runner import run
+from winoscope.runner import run, score
 from winoscope.tasks import get_task
 
 CLOZE_TASKS = (
@@ -581,3 +581,42 @@ def test_winogender_cloze_loglikelihoods_equal_an_unbatched_lm_eval_style_refere
         assert row["prediction_role"] == ("occupation" if a > b else "participant"), key
     print(f"largest |difference| {worst:.2e}")
     assert worst < 1e-4, worst
+
+
+def test_a_cloze_predictions_file_rescores_to_the_same_metrics(tmp_path):
+    out = tmp_path / "run"
+    rr = run("winobias-uk", "cloze-test:short", n_boot=20, out=out)
+    again = score("winobias-uk", out / "predictions.csv", n_boot=20)
+    key = ["metric", "split", "type"]
+    a = rr.metrics.set_index(key)["value"]
+    b = again.metrics.set_index(key)["value"]
+    pd.testing.assert_series_equal(a, b.loc[a.index])
+
+
+def test_cli_mode_cloze_reaches_the_hf_backend(tmp_path):
+    pytest.importorskip("torch")
+    from typer.testing import CliRunner
+
+    from tiny_lm import build_tiny_gpt2
+    from winoscope.cli import app
+
+    model_dir = build_tiny_gpt2(tmp_path / "tiny", seed=5)
+    out = tmp_path / "run"
+    res = CliRunner().invoke(
+        app,
+        [
+            *("run", "winobias-uk", "--model", f"hf:{model_dir}", "--mode", "cloze"),
+            *("--out", str(out), "-q", "--bootstrap", "20"),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    man = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert man["protocol"] == "cloze" and man["model"]["params"]["mode"] == "cloze"
+    assert man["prompt_template"]["name"] == "uk-cloze-v1"
+    pred = pd.read_csv(out / "predictions.csv")
+    assert man["requests"] == len(pred)
+    assert pred["logprob_target"].notna().all() and (pred["tokens_target"] >= 1).all()
+    picked = (pred["logprob_target"] > pred["logprob_distractor"]).map(
+        {True: "target", False: "distractor"}
+    )
+    assert (picked == pred["prediction_role"]).all()
