@@ -131,3 +131,13 @@ def test_run_failed_wrong_counts_rows_as_wrong_and_says_so(tmp_path) -> None:
     assert "`--failed wrong`" in report and "scored as wrong" in report
     report = (tmp_path / "exclude" / "report.md").read_text(encoding="utf-8")
     assert "`--failed exclude`" in report and "left out" in report
+
+
+def test_html_report_states_the_failed_policy(tmp_path) -> None:
+    from winoscope.runner import run
+
+    ds = winobias_uk.load()
+    reqs = requests_for(ds, UK_DEFAULT)
+    run("winobias-uk", _Flaky({reqs[0].request_id}), n_boot=0, failed="wrong", out=tmp_path)
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "scored as wrong answers" in html and "--failed wrong" in html
