@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -111,7 +111,19 @@ def run(
     out: Annotated[Path | None, typer.Option(help="Run directory to write.")] = None,
     seed: Annotated[int, typer.Option(help="Seed for baselines, sampling and the bootstrap.")] = 0,
     template: Annotated[
-        str | None, typer.Option(help="Prompt template: a .txt file or the template text.")
+        list[str] | None,
+        typer.Option(
+            help="Prompt template: a registered name (uk-plain-v1; see README), a .txt file or "
+            "the template text. Repeat it to ask every template and report the spread."
+        ),
+    ] = None,
+    templates: Annotated[
+        str | None,
+        typer.Option(
+            "--templates",
+            help="Ask every template file (*.txt) of this directory, or `builtin`: the task's "
+            "registered templates; writes per-template runs and the summary across them.",
+        ),
     ] = None,
     revision: Annotated[str | None, typer.Option(help="Hub revision to pin.")] = None,
     split: Annotated[str | None, typer.Option(help="Only this split.")] = None,
@@ -188,13 +200,21 @@ def run(
         or Path("runs") / f"{task.replace('/', '_')}__{model.replace(':', '_').replace('/', '_')}"
     )
     try:
-        rr = run_api(
+        from .prompt_templates import cli_templates
+
+        chosen, many = cli_templates(template, templates)
+        run_fn: Any = run_api
+        if many:  # several templates: one run per template and the spread across them
+            from .sensitivity import run_for_cli
+
+            run_fn = run_for_cli
+        rr = run_fn(
             task,
             model,
             data=data,
             out=out_dir,
             seed=seed,
-            template=template,
+            template=chosen if many else (chosen[0] if chosen else None),
             n_boot=bootstrap,
             revision=revision,
             split=split,
@@ -233,6 +253,14 @@ def run(
             soft_wrap=True,
         )
         raise typer.Exit(130) from None
+    if many:
+        from .sensitivity import print_sensitivity
+
+        report_validation(rr.runs[0].validation, rr.runs[0].result.settings)
+        print_sensitivity(rr, out_console)
+        out_console.print(f"wrote {out_dir}", highlight=False)
+        exit_on_outcome(rr.manifest.get("outcome") or {})
+        return
     report_validation(rr.validation, rr.result.settings)
     print_summary(rr.metrics, title=f"{task} · {model}")
     report_request_errors(rr.manifest, rr.errors)

@@ -234,8 +234,11 @@ def run(
                 f"cloze template '{template.name}' needs a backend in mode=cloze "
                 f"({model_label(backend)} has mode {backend.params.get('mode', 'none')!r})"
             )
-        elif template is not None:
-            tmpl = PromptTemplate.load(template)
+        elif template is not None:  # a registered name, a file or the text
+            from .prompt_templates import resolve, task_kind
+
+            tmpl = resolve(template, task_kind(t, cloze_mode=False))
+            assert isinstance(tmpl, PromptTemplate)
         else:
             tmpl = t.default_template
         if tmpl is None:
@@ -336,8 +339,12 @@ def _cloze_requests(
         )
     if isinstance(template, ClozeTemplate):
         tmpl = template
-    elif template is not None:
-        tmpl = ClozeTemplate.load(template)
+    elif template is not None:  # a registered name, a file or the text
+        from .prompt_templates import resolve
+
+        found = resolve(template, "cloze")
+        assert isinstance(found, ClozeTemplate)
+        tmpl = found
     elif t.cloze_template is not None:
         tmpl = t.cloze_template
     else:
