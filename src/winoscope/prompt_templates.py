@@ -333,3 +333,17 @@ def from_directory(directory: str | Path) -> list[str]:
 def describe(templates: Sequence[PromptTemplate | ClozeTemplate]) -> list[dict[str, str]]:
     """The manifest's ``prompt_templates``: name and text of each, in order."""
     return [{"name": t.name, "text": t.text} for t in templates]
+
+
+def cli_templates(template: Sequence[str] | None, directory: str | None) -> tuple[list[str], bool]:
+    """``--template`` (repeatable) and ``--templates DIR`` as one list, and whether the run asks
+    several templates (more than one ``--template``, or ``--templates`` at all).
+    ``--templates builtin`` adds the task's registered templates."""
+    values = list(template or [])
+    if directory is not None:
+        values += (
+            ["builtin"]
+            if directory == "builtin" and not Path(directory).is_dir()
+            else (from_directory(directory))
+        )
+    return values, directory is not None or len(values) > 1

@@ -55,6 +55,7 @@ from .runner import RunResult, _store_path, check_failed_share
 from .runner import run as run_one
 from .tasks import Task, get_task
 
+BUILTIN = "builtin"  # a templates entry that stands for the task's built-in set
 TEMPLATE_STREAM = 14  # second word of the template-level seed: default_rng([seed, 14])
 SUMMARY_COLUMNS = [
     "metric",
@@ -242,10 +243,12 @@ def resolve_templates(
     the task's built-in set for its language (:func:`prompt_templates.builtin_for`)."""
     kind = registry.task_kind(t, cloze_mode)
     registry.task_language(t)  # a task without prompts fails here
-    if not templates:
-        found = registry.builtin_for(t, cloze_mode)
-    else:
-        found = [registry.resolve(v, kind) for v in templates]
+    found: list[Template] = []
+    for value in templates or [BUILTIN]:
+        if isinstance(value, str) and value == BUILTIN:
+            found.extend(registry.builtin_for(t, cloze_mode))
+        else:
+            found.append(registry.resolve(value, kind))
     if len(found) < 2:
         raise TaskError("a prompt-sensitivity run needs at least two templates")
     return unique_names(found)
@@ -272,6 +275,7 @@ def run_templates(
     labels: str | None = None,
     alpha_invalid: str | None = None,
     max_failed_share: float = 0.0,
+    **options: Any,
 ) -> SensitivityResult:
     """Evaluate ``model`` on ``task`` through every template (module docstring).
 
@@ -280,8 +284,9 @@ def run_templates(
     >>> r.to_frame()[["metric", "mean", "ci_low", "ci_high", "min", "max", "sd"]]  # doctest: +SKIP
 
     ``templates`` are registered names (:mod:`winoscope.prompt_templates`), files, texts or
-    template objects; ``None`` asks the task's built-in templates. Every other argument is
-    that of :func:`winoscope.run`, applied to each template's run.
+    template objects; ``None`` (or the entry ``"builtin"``) asks the task's built-in templates.
+    Every other argument (``options`` too) is that of :func:`winoscope.run`, applied to each
+    template's run.
     """
     from .scoring.paired import capture_replicates
 
@@ -321,6 +326,7 @@ def run_templates(
                 labels=labels,
                 alpha_invalid=alpha_invalid,
                 max_failed_share=max_failed_share,
+                **options,
             )
         runs.append(rr)
         captured.append((tmpl.name, rr.metrics, dict(sink.replicates)))
@@ -356,10 +362,19 @@ def combined_outcome(runs: Sequence[RunResult]) -> dict[str, Any]:
     total = {k: sum(int(o.get(k, 0)) for o in outcomes) for k in ("requests", "answered", "failed")}
     statuses = {str(o.get("status", "ok")) for o in outcomes}
     status = "ok" if statuses == {"ok"} else ("failed" if statuses == {"failed"} else "partial")
+    reasons: dict[str, int] = {}
+    for o in outcomes:
+        for k, v in (o.get("finish_reasons") or {}).items():
+            reasons[k] = reasons.get(k, 0) + int(v)
     return {
         **total,
+        "failed_share": round(total["failed"] / total["requests"], 6) if total["requests"] else 0.0,
+        "max_failed_share": max(
+            (float(o.get("max_failed_share", 0.0)) for o in outcomes), default=0.0
+        ),
         "status": status,
         "success": all(bool(o.get("success", True)) for o in outcomes),
+        "finish_reasons": dict(sorted(reasons.items())),
     }
 
 
@@ -409,3 +424,34 @@ def sensitivity_manifest(
         "validation": first.get("validation"),
         "outcome": combined_outcome(runs),
     }
+
+
+def run_for_cli(
+    task: str, model: str, *, template: Sequence[str], **kwargs: Any
+) -> SensitivityResult:
+    """``winoscope run`` with several ``--template`` (or ``--templates``): the same keywords
+    as :func:`winoscope.run`."""
+    return run_templates(task, model, list(template) or None, **kwargs)
+
+
+def print_sensitivity(result: SensitivityResult, console: Any) -> None:
+    """The headline metrics across templates on the terminal (a rich console); the templates
+    giving the minimum and maximum are in ``template_summary.csv`` and the reports."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from .report.tables import fmt, fmt_ci
+
+    table = Table(
+        title=f"{result.manifest['task']} · {result.manifest['model']['spec']} · "
+        f"{len(result.templates)} templates",
+        caption=escape("mean over templates [two-level 95% CI]; spread across templates"),
+    )
+    for i, col in enumerate(("metric", "mean", "95% CI", "min", "max", "sd")):
+        table.add_column(col, justify="left" if i == 0 else "right", no_wrap=i > 0)
+    for r in result.headline().itertuples(index=False):
+        ci = escape(fmt_ci(r.ci_low, r.ci_high))
+        table.add_row(str(r.metric), fmt(r.mean), ci, fmt(r.min), fmt(r.max), fmt(r.sd))
+    console.print(table)
+    for note in result.notes:
+        console.print(f"[yellow]{escape(note)}[/]", highlight=False, soft_wrap=True)
