@@ -141,3 +141,36 @@ def test_html_report_states_the_failed_policy(tmp_path) -> None:
     run("winobias-uk", _Flaky({reqs[0].request_id}), n_boot=0, failed="wrong", out=tmp_path)
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "scored as wrong answers" in html and "--failed wrong" in html
+
+
+def test_winopron_uk_sentence_with_one_prompt_is_invalid() -> None:
+    """A WinoPron-UK sentence whose forced_choice configuration has only one option order."""
+    import dataclasses
+
+    from winoscope.tasks import get_task
+    from winoscope.tasks.winopron_uk import predict
+
+    t = get_task("winopron-uk")
+    ds = t.load(None)
+    key = "double/double-001-occupation-male"
+    prompts = ds.prompts
+    drop = prompts[(prompts["row_key"] == key) & (prompts["option_order"] == "participant_first")]
+    assert len(drop) == 1
+    ds = dataclasses.replace(ds, prompts=prompts.drop(drop.index))
+    reqs = t.build_requests(ds, t.default_template)
+    assert sum(r.row_id == key for r in reqs) == 1
+    gold = ds.table.set_index("row_key")["gold_role"].astype(str)
+    resp = {
+        r.request_id: Response(
+            r.request_id,
+            "t",
+            "m",
+            choice=next(o.label for o in r.options if o.role == gold[r.row_id]),
+        )
+        for r in reqs
+    }
+    pred = predict(ds, reqs, resp).set_index("row_key")
+    assert pred.loc[key, "prediction_role"] == "invalid"
+    assert not pred.loc[key, "order_consistent"]
+    others = pred.drop(key)
+    assert others["prediction_role"].eq(others["gold_role"].astype(str)).all()
