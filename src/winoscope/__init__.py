@@ -11,18 +11,21 @@ from ._version import __version__
 from .api import list_tasks, load_dataset, validate
 from .errors import BackendError, DatasetError, ScoringError, TaskError, WinoscopeError
 from .runner import RunResult, run, score
+from .sensitivity import SensitivityResult, run_templates
 
 __all__ = [
     "BackendError",
     "DatasetError",
     "RunResult",
     "ScoringError",
+    "SensitivityResult",
     "TaskError",
     "WinoscopeError",
     "__version__",
     "list_tasks",
     "load_dataset",
     "run",
+    "run_templates",
     "score",
     "validate",
 ]
