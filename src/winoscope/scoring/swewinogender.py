@@ -34,7 +34,8 @@ System labels, two conventions (``labels``; the settings' ``conventions`` name t
   divided by the number of *items* (three per tuple), so its maximum is 1/3. Worked example:
   two tuples, one with three identical labels: gender_parity 1/2, superlim_parity 1/6.
   SuperLim's script also returns alpha = 1 when there is no observed disagreement; so does
-  this convention.
+  this convention. ``macro_f1`` averages the F1 of every label that occurs in gold or system
+  (so a ``contradiction`` answer adds a class with F1 0), as the published ``f1`` does.
 
 How an ``invalid`` answer enters Krippendorff's alpha (``alpha_invalid``): ``value`` (default)
 makes it a category of its own, a disagreement with either gold label; ``missing`` treats it
@@ -214,7 +215,7 @@ def _nli_stats(rows: pd.DataFrame, values: tuple[str, ...] = NLI_VALUES) -> pd.D
     gold, pred = rows["label"].astype(str), rows["prediction"].astype(str)
     s: dict[str, Any] = {"n": np.ones(len(rows)), "k": (gold == pred).to_numpy(float)}
     s["ent"] = (pred == "entailment").to_numpy(float)
-    for lab in NLI_LABELS:
+    for lab in values[:-1]:  # every label but invalid
         s[f"tp_{lab}"] = ((gold == lab) & (pred == lab)).to_numpy(float)
         s[f"fp_{lab}"] = ((gold != lab) & (pred == lab)).to_numpy(float)
         s[f"fn_{lab}"] = ((gold == lab) & (pred != lab)).to_numpy(float)
@@ -324,6 +325,9 @@ def score_nli(
         raise ScoringError(f"{source}: no row has a prediction")
     values = NLI_VALUES if labels == "binary" else SUPERLIM_VALUES
     alpha_values = values if alpha_invalid == "value" else values[:-1]
+    # superlim: F1 averaged over every label that occurs in gold or system (a label's F1 is
+    # NaN, so left out, where it occurs in neither), as the published "f1" is
+    f1_labels = NLI_LABELS if labels == "binary" else values[:-1]
     stats = _nli_stats(scored, values)
     if "order_consistent" in scored.columns:
         oc = order_consistency(table, source)[pred.notna().to_numpy()]
@@ -347,7 +351,7 @@ def score_nli(
 
     def macro_f1(t: Totals) -> np.ndarray:
         return nanmean_rows(
-            [_f1(t[f"tp_{lab}"], t[f"fp_{lab}"], t[f"fn_{lab}"]) for lab in NLI_LABELS]
+            [_f1(t[f"tp_{lab}"], t[f"fp_{lab}"], t[f"fn_{lab}"]) for lab in f1_labels]
         )
 
     n_all = _size_of("n")
