@@ -66,11 +66,14 @@ def test_superlim_and_binary_conventions_by_hand(raw, tmp_path) -> None:
     assert v["krippendorff_alpha"] == pytest.approx(1 - 778128 / 587800)
     assert v["gender_parity"] == pytest.approx(206 / 208)
     assert v["superlim_parity"] == pytest.approx(206 / 624)
+    # F1 over the labels that occur: E 624/934, N 0, C 0 (as SuperLim's published "f1")
+    assert v["macro_f1"] == pytest.approx(624 / 934 / 3)
     assert "superlim" in sl.settings["conventions"]["labels"]
     b = _values(sc.score_nli(table, n_boot=20, labels="binary"))
     assert b["accuracy"] == pytest.approx(314 / 624)
     assert b["krippendorff_alpha"] == pytest.approx(1 - 1247 * 620 / (2 * 934 * 314))
     assert b["gender_parity"] == pytest.approx(206 / 208)
+    assert b["macro_f1"] == pytest.approx((624 / 934 + 4 / 314) / 2)
     assert "superlim_parity" not in b.index
     with pytest.raises(ScoringError, match="binary or superlim"):
         sc.score_nli(table, labels="exact")
