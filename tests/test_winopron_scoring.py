@@ -196,7 +196,7 @@ def test_bootstrap_resamples_pairs() -> None:
             for s in ("male", "female", "plural"):
                 rows.append(("double", pair, g, s, g if pred_ok else other))
     r = score(_tiny(rows), n_boot=400, seed=3)
-    assert r.settings["resampling_unit"] == "pair_id"
+    assert r.settings["resampling_unit"] == "pair"
     row = _row(r.metrics, "double_accuracy", "macro", "macro")
     assert row["value"] == 0.5
     assert row["ci_low"] == 0.0 and row["ci_high"] == 1.0

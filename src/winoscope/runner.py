@@ -132,7 +132,17 @@ def build_manifest(
     n_requests: int,
     n_errors: int,
     started: float,
+    settings: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """The run's manifest; ``settings`` (the scorer's) name the bootstrap's resampling unit."""
+    settings = settings or {}
+    bootstrap = {
+        "replicates": n_boot,
+        "level": 0.95,
+        "resampling_unit": settings.get("resampling_unit") or "source item",
+    }
+    if settings.get("stratified_by"):
+        bootstrap["stratified_by"] = settings["stratified_by"]
     return {
         "winoscope_version": __version__,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -153,7 +163,7 @@ def build_manifest(
         if template is None
         else {"name": template.name, "text": template.text},
         "seed": seed,
-        "bootstrap": {"replicates": n_boot, "level": 0.95, "resampling_unit": "source item"},
+        "bootstrap": bootstrap,
         "requests": n_requests,
         "request_errors": n_errors,
         "python": platform.python_version(),
@@ -270,6 +280,8 @@ def run(
         **_conventions(t, labels=labels, alpha_invalid=alpha_invalid),
     )
     result.validation = issues
+    if t.resampling_unit:
+        result.settings["resampling_unit"] = t.resampling_unit
     n_errors = sum(1 for r in responses.values() if r.error is not None)
     manifest = build_manifest(
         t,
@@ -281,6 +293,7 @@ def run(
         n_requests=len(requests),
         n_errors=n_errors,
         started=started,
+        settings=result.settings,
     )
     manifest["responses"] = {**counts, "store": None if store_path is None else store_path.name}
     mass = letter_mass_summary(responses.values())
@@ -432,6 +445,8 @@ def score(
         **conventions,
     )
     result.validation = issues
+    if t.resampling_unit:
+        result.settings["resampling_unit"] = t.resampling_unit
     result.settings["failed_requests"] = {"policy": failed, "rows": unanswered}
     return result
 

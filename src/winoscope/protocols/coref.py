@@ -526,6 +526,7 @@ def score_frame(
                     "ci_low": lo,
                     "ci_high": hi,
                     "n": n,
+                    "n_strata": 1,
                 }
             )
         per_stratum[(split, typ)] = reps
@@ -534,6 +535,7 @@ def score_frame(
         names = list(next(iter(point_by.values())))
         for name in names:
             vals = [p[name] for p in point_by.values() if not np.isnan(p.get(name, np.nan))]
+            ns = [r["n"] for r in rows if r["metric"] == name and r["split"] != "macro"]
             if not vals:
                 continue
             stack = [r[name] for r in per_stratum.values() if name in r]
@@ -546,7 +548,8 @@ def score_frame(
                     "value": float(np.mean(vals)),
                     "ci_low": lo,
                     "ci_high": hi,
-                    "n": len(vals),
+                    "n": int(sum(ns)),  # rows, as in every task; the strata are n_strata
+                    "n_strata": len(vals),
                 }
             )
     metrics_frame = pd.DataFrame(rows, columns=METRIC_COLUMNS)

@@ -4,7 +4,7 @@
 
   OUT/
     compare.csv    tidy: task, model, run, dataset, prompt, metric, split, type, value,
-                   ci_low, ci_high, n, flagged
+                   ci_low, ci_high, n, n_strata, flagged
     compare.md     one Markdown table per task (macro averages, value [95% CI])
     compare.tex    the same as booktabs LaTeX tables
     compare.html   self-contained page with a forest plot of signed gaps per model and task
@@ -57,6 +57,7 @@ TIDY_COLUMNS = [
     "ci_low",
     "ci_high",
     "n",
+    "n_strata",
     "flagged",
 ]
 
@@ -126,7 +127,9 @@ def tidy_table(runs: Sequence[RunDir], flagged: set[int] | None = None) -> pd.Da
     labels = run_labels(runs)
     frames = []
     for i, (r, label) in enumerate(zip(runs, labels, strict=True)):
-        m = r.metrics[["metric", "split", "type", "value", "ci_low", "ci_high", "n"]].copy()
+        m = r.metrics[
+            ["metric", "split", "type", "value", "ci_low", "ci_high", "n", "n_strata"]
+        ].copy()
         m.insert(0, "prompt", r.prompt_key)
         m.insert(0, "dataset", r.dataset_key)
         m.insert(0, "run", r.path.name)

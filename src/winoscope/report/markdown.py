@@ -55,6 +55,17 @@ def validation_banner(manifest: dict) -> str | None:  # type: ignore[type-arg]
     )
 
 
+def bootstrap_text(b: dict) -> str:  # type: ignore[type-arg]
+    """``2000 replicates, resampling unit: pair, 95% percentile intervals``."""
+    unit = b.get("resampling_unit", "source item")
+    within = f" (within each {b['stratified_by']} stratum)" if b.get("stratified_by") else ""
+    level = round(float(b.get("level", 0.95)) * 100)
+    return (
+        f"{b.get('replicates', '?')} replicates, resampling unit: {unit}{within}, "
+        f"{level}% percentile intervals"
+    )
+
+
 def conventions_lines(manifest: dict) -> list[str]:  # type: ignore[type-arg]
     """Report lines stating the conventions that change numbers: what a failed request counts
     as, SweWinogender's label convention, a resolver output's unmatched documents."""
@@ -138,7 +149,7 @@ def render_markdown(rr: RunResult) -> str:
         + (f" (template `{man['prompt_template']['name']}`)" if man.get("prompt_template") else ""),
         *(f"- **Protocol note**: {pn}" for pn in man.get("protocol_notes") or ()),
         f"- **Model**: `{man['model']['spec']}` params {man['model']['params']}",
-        f"- **Seed**: {man['seed']} · bootstrap: {man['bootstrap']['replicates']} replicates over source items, 95% percentile intervals",
+        f"- **Seed**: {man['seed']} · bootstrap: {bootstrap_text(man.get('bootstrap') or {})}",
         f"- **Requests**: {man['requests']} ({man['request_errors']} failed)",
         *outcome_lines(man.get("outcome")),
         *letter_mass_lines(man.get("letter_mass")),

@@ -28,6 +28,7 @@ METRICS_SCHEMA = Schema(
         Field("ci_low", required=False),
         Field("ci_high", required=False),
         Field("n", dtype="int"),
+        Field("n_strata", dtype="int", required=False),
     ),
 )
 
@@ -90,6 +91,10 @@ def read_metrics_csv(path: Path) -> pd.DataFrame:
         raise DatasetError(f"cannot read the table ({exc})", file=str(path)) from None
     table = coerce(raw, METRICS_SCHEMA, source=str(path))
     table[["split", "type"]] = table[["split", "type"]].fillna("")
+    if "n_strata" not in table.columns:  # runs written before n_strata was a column
+        table["n_strata"] = pd.array(
+            [pd.NA if s == "macro" else 1 for s in table["split"]], dtype="Int64"
+        )
     for col in ("value", "ci_low", "ci_high"):
         text = table[col].astype("string").str.strip().fillna("")
         num = pd.to_numeric(text.mask(text.eq(""), None), errors="coerce")

@@ -7,7 +7,9 @@ from typing import Any
 
 import pandas as pd
 
-METRIC_COLUMNS = ["metric", "split", "type", "value", "ci_low", "ci_high", "n"]
+# ``n``: the rows (or, for pair metrics, the pairs) a value is computed over; for a macro row
+# the sum over the strata it averages, whose number is ``n_strata`` (1 for a stratum's row).
+METRIC_COLUMNS = ["metric", "split", "type", "value", "ci_low", "ci_high", "n", "n_strata"]
 
 
 @dataclass
@@ -82,7 +84,14 @@ def prediction_labels(
 
 
 def metric_row(
-    metric: str, split: str, typ: str, value: float, replicates: Any, n: int, level: float = 0.95
+    metric: str,
+    split: str,
+    typ: str,
+    value: float,
+    replicates: Any,
+    n: int,
+    level: float = 0.95,
+    n_strata: int = 1,
 ) -> dict[str, Any]:
     """One tidy metrics row: the value with its percentile bootstrap interval over
     ``replicates`` (NaN bounds when the value itself is undefined)."""
@@ -101,4 +110,5 @@ def metric_row(
         "ci_low": lo,
         "ci_high": hi,
         "n": n,
+        "n_strata": n_strata,
     }

@@ -386,7 +386,8 @@ def score_nli(
             "n_boot": n_boot,
             "seed": seed,
             "level": level,
-            "resampling_unit": "Winogender schema (template number)",
+            "resampling_unit": "schema/template",
+            "resampling_key": "template number",
             "conventions": {
                 "labels": CONVENTION_TEXT[labels],
                 "alpha_invalid": CONVENTION_TEXT[alpha_invalid],
@@ -488,6 +489,7 @@ def score_resolution(
             "n_boot": n_boot,
             "seed": seed,
             "level": level,
-            "resampling_unit": "Winogender schema (template number)",
+            "resampling_unit": "schema/template",
+            "resampling_key": "template number",
         },
     )

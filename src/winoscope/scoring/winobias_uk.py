@@ -228,7 +228,11 @@ def score(
             continue
         macro = float(np.mean(macro_vals[m]))
         reps_m = nanmean_rows(macro_reps[m])
-        records.append(metric_row(m, "macro", "macro", macro, reps_m, macro_n[m], level))
+        records.append(
+            metric_row(
+                m, "macro", "macro", macro, reps_m, macro_n[m], level, n_strata=len(macro_vals[m])
+            )
+        )
     if tests:
         tests.append(_mcnemar_record("all", "all", pooled_b, pooled_c, pooled_pairs))
     metrics = pd.DataFrame.from_records(records, columns=METRIC_COLUMNS)
@@ -237,6 +241,7 @@ def score(
         "seed": seed,
         "level": level,
         "resampling_unit": "source item",
+        "stratified_by": "split/type",
     }
     if "pair_matched" in rows.columns:
         settings["unpaired_items"] = len(unpaired)

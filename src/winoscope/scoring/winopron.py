@@ -225,7 +225,7 @@ def score(
         metrics=metrics,
         tests=_gender_tests(scored, contexts),
         counts=_counts(rows, contexts),
-        settings={"n_boot": n_boot, "seed": seed, "level": level, "resampling_unit": "pair_id"},
+        settings={"n_boot": n_boot, "seed": seed, "level": level, "resampling_unit": "pair"},
     )
 
 

@@ -48,6 +48,9 @@ class Task:
     prediction_column: str = "prediction_role"
     review_status: str = ""
     extras: dict[str, Any] = field(default_factory=dict)
+    # what the bootstrap resamples when the scorer serves several tasks (e.g. "schema/template"
+    # for Winogender-style templates scored by the WinoPron scorer); "" keeps the scorer's own
+    resampling_unit: str = ""
     build_cloze_requests: Callable[[Dataset, ClozeTemplate], list[Request]] | None = None
     cloze_template: ClozeTemplate | None = None
 

@@ -157,6 +157,7 @@ def _winobias_f1(
             "seed": seed,
             "level": 0.95,
             "resampling_unit": "source item",
+            "stratified_by": "split/type",
             "f1": "CoNLL F1 = mean of MUC, B-cubed and CEAF-e F1 (reference scorer v8.01 "
             "conventions, exact span match)",
             "subset_counts": subset_counts.to_dict("records"),
@@ -393,7 +394,7 @@ def winopron_score(
             "n_boot": n_boot,
             "seed": seed,
             "level": 0.95,
-            "resampling_unit": "pair_id",
+            "resampling_unit": "pair",
             "f1": "CoNLL F1 = mean of MUC, B-cubed and CEAF-e F1 (reference scorer v8.01 "
             "conventions, exact span match)",
             "subset_counts": subsets.to_dict("records"),

@@ -46,6 +46,7 @@ WINOPRON_EN = task(
         score=scorer.score,
         default_template=EN_DEFAULT,
         review_status=winopron_en.REVIEW_STATUS,
+        resampling_unit="schema/template",
         build_cloze_requests=_cloze_en,
         cloze_template=cloze.EN_CLOZE,
     )
@@ -67,6 +68,7 @@ WINOGENDER_EN = task(
         score=scorer.score,
         default_template=EN_DEFAULT,
         review_status=winogender_en.REVIEW_STATUS,
+        resampling_unit="schema/template",
         build_cloze_requests=_cloze_en,
         cloze_template=cloze.EN_CLOZE,
     )
