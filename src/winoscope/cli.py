@@ -99,6 +99,7 @@ def validate(
 
 @app.command()
 def run(
+    ctx: typer.Context,
     task: Annotated[
         str, typer.Argument(help="Task name, e.g. winobias-uk (see `winoscope tasks`).")
     ],
@@ -186,6 +187,23 @@ def run(
             "base URLs)."
         ),
     ] = None,
+    model_arg: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model-arg",
+            "-M",
+            help="Backend option key=value (repeatable), the value read as JSON when it parses: "
+            "-M dtype=bfloat16 -M batch_size=16. An option the backend does not know is an error.",
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Smoke test: only the first N source items of every stratum (all their variants "
+            "and option orders); the manifest and the reports mark the run as partial.",
+        ),
+    ] = None,
 ) -> None:
     """Evaluate a model on a task and write predictions, metrics, manifest and report.
 
@@ -193,6 +211,7 @@ def run(
     data failed validation, 2 a usage or configuration error, 3 requests failed after retries.
     """
     from .backends.openai_compat import cli_backend_options
+    from .backends.options import given_on_command_line, merge_backend_options, parse_model_args
     from .runner import run as run_api
 
     out_dir = (
@@ -226,17 +245,22 @@ def run(
             labels=labels,
             alpha_invalid=alpha_invalid,
             max_failed_share=max_failed_share,
-            backend_options=cli_backend_options(
-                model,
-                base_url=base_url,
-                mode=mode,
-                concurrency=concurrency,
-                max_retries=max_retries,
-                timeout=timeout,
-                api_key_env=api_key_env,
-                max_tokens=max_tokens,
-                proxy=proxy,
-                server_id=server_id,
+            limit=limit,
+            backend_options=merge_backend_options(
+                cli_backend_options(
+                    model,
+                    base_url=base_url,
+                    mode=mode,
+                    concurrency=concurrency,
+                    max_retries=max_retries,
+                    timeout=timeout,
+                    api_key_env=api_key_env,
+                    max_tokens=max_tokens,
+                    proxy=proxy,
+                    server_id=server_id,
+                ),
+                parse_model_args(model_arg),
+                explicit=given_on_command_line(ctx),
             ),
         )
     except ValidationFailed as exc:

@@ -79,6 +79,7 @@ def example_rows(
 
 
 def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
+    from ..limit import partial_note
     from ..scoring.winobias_uk import unpaired_note
 
     man = rr.manifest
@@ -116,6 +117,7 @@ def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
             ex_rows=ex_rows,
             version=__version__,
             unpaired_note=unpaired_note(rr.result.settings),
+            partial_note=partial_note(man),
         )
     )
 

@@ -41,6 +41,8 @@ def key_table(rd: RunDir) -> Table:
     )
     if src.get("kind") == "sample":
         caption += " · bundled sample (pipeline check only)"
+    if rd.manifest.get("partial"):
+        caption += f" · partial run (--limit {rd.manifest['partial']['limit']})"
     macro = macro_cells(rd.metrics)
     names = list(macro)
     order = list(dict.fromkeys(headline_metrics(names, limit=len(names)) + names))
@@ -63,8 +65,14 @@ def counts_line(rd: RunDir) -> Text:
 
 
 def show_renderable(rd: RunDir, *, strata: bool = False) -> Group:
+    from ..limit import partial_note
+
     report = rd.path / "report.html"
-    items: list[Table | Text] = [key_table(rd)]
+    items: list[Table | Text] = []
+    partial = partial_note(rd.manifest)
+    if partial:
+        items.append(Text(partial, style="bold yellow"))
+    items.append(key_table(rd))
     if strata:
         items += strata_tables(rd)
     items.append(counts_line(rd))

@@ -1,0 +1,41 @@
+"""``import winoscope`` stays light: heavy libraries load only in the code that uses them.
+
+Timing is left to ``benchmarks/bench_import.py``; this checks what a fresh interpreter has
+loaded after the import, which fails the same way on any machine.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+# heavy or optional: each is imported inside the function that needs it
+HEAVY = ("scipy", "matplotlib", "torch", "transformers", "datasets", "ahocorasick_rs", "zstandard")
+
+
+def loaded_after(statement: str) -> list[str]:
+    probe = (
+        f"import sys, json\n{statement}\n"
+        f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set({list(HEAVY)!r}))))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return list(json.loads(done.stdout))
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "import winoscope",
+        "from winoscope.tasks import get_task; get_task('winobias-uk')",
+        "from winoscope.backends import create_backend; create_backend('baseline:agreement')",
+    ],
+)
+def test_heavy_libraries_are_not_imported(statement: str) -> None:
+    assert loaded_after(statement) == []
+
+
+def test_the_probe_sees_an_import() -> None:
+    assert loaded_after("import zstandard") == ["zstandard"]
