@@ -2,8 +2,9 @@
 
 Run on demand (not part of the test suite)::
 
-    .venv/bin/python benchmarks/bench_openai.py                 # our backend + resume figures
-    .venv/bin/python benchmarks/bench_openai.py --lm-eval LM_EVAL_VENV/bin/python
+    .venv/bin/python benchmarks/bench_openai.py                   # our backend + resume figures
+    .venv/bin/python benchmarks/bench_openai.py --lm-eval-python LM_EVAL_VENV/bin/python
+    .venv/bin/python benchmarks/bench_openai.py --httpx            # httpx AsyncClient beside it
 
 What it measures, all in one run against the same server process:
 
@@ -12,39 +13,26 @@ What it measures, all in one run against the same server process:
    ``concurrency / latency`` (a server that answers in exactly ``latency`` seconds cannot be
    used faster than that). Concurrency 1 and 8 use a prefix of the workload (``--small``
    requests) so the run takes seconds, not minutes; the rate does not depend on the count.
-2. The same through the run path with the response store (one SQLite commit per answer).
+2. With ``--httpx``: a bare ``httpx.AsyncClient`` (the ``openai`` SDK's default transport)
+   posting the same bodies at the same concurrency, for the choice of HTTP library.
 3. lm-eval's ``local-chat-completions`` model with ``num_concurrent`` on the same server and
-   prompts (its own ``generate_until``), when a Python with lm-eval installed is given: the
-   ratio of our throughput to lm-eval's at each concurrency.
+   prompts (its own ``generate_until``), only when ``--lm-eval-python`` names a Python that can
+   import lm_eval: the ratio of our throughput to lm-eval's at each concurrency.
 4. A finished 10,000-request run (at the default concurrency, 32) repeated into the same
    store: the requests it sends (should be zero) and its time as a share of the first run's.
 
-The server (``winoscope.testing.openai_server``: httptools and uvloop, no task per request when
-it injects no faults) runs in its own process so it does not share the client's event loop.
-Timings on a shared or busy machine are noisy: run it more than once and read the ratios, which
-are measured in the same run.
-
-Measured 2026-11-30 on 2 quiet cores, lm-eval 0.4.13 in its own venv, two runs:
-
-    concurrency   fraction of ideal   ours/lm-eval    CPU per request (client, server)
-         1          0.984 / 0.985     1.04x / 1.04x   latency-bound
-         8          0.983 / 0.985     1.03x / 1.02x   latency-bound
-        64          0.965 / 0.975     1.16x / 1.13x   55-87 us, 56-88 us
-       256          0.912 / 0.920     1.84x / 1.64x   41-53 us, 35-46 us
-    with the response store (one SQLite commit per answer), 256: 0.863 / 0.886
-    rerun of a finished 10k run: 0 requests; 0.7% / 0.8% of the first run's time
-    at 5 ms latency (client cost dominates): 1.33x / 1.21x / 1.93x / 4.74x lm-eval
-
-At 1, 8 and 64 in flight lm-eval itself reaches 0.83-0.96 of the ideal, so no client can be
-1.5 times faster there; the ratio says something only where lm-eval's client cost shows (256).
-Repeated runs at 256 gave 0.90-0.93 of the ideal; what is left is opening 256 connections
-(a few ms) and a few ms per round of queueing in two single-threaded processes on two cores.
+The server (``winoscope.testing.openai_server`` on aiohttp.web) runs in its own process so it
+does not share the client's event loop. Objects alive before the measurements are moved out of
+the garbage collector's way (``gc.freeze()``), as a long-running process would have them; the
+backend itself does not do this. Timings on a shared or busy machine are noisy: run it more
+than once and read the ratios, which are measured in the same run. Figures: see the README.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
 import os
 import socket
@@ -207,13 +195,57 @@ def time_lm_eval(python: str, url: str, reqs: list[Request], concurrency: int) -
         return float(result["seconds"])
 
 
+def time_httpx(url: str, reqs: list[Request], concurrency: int) -> float | None:
+    """Seconds for ``reqs`` through a bare httpx AsyncClient (None when httpx is missing)."""
+    try:
+        import httpx
+    except ImportError:
+        return None
+    import asyncio
+
+    b = create_backend("openai:bench", base_url=url)
+    bodies = [b.encode(r) for r in reqs]  # type: ignore[attr-defined]
+    target = url + "/chat/completions"
+
+    async def go() -> float:
+        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        async with httpx.AsyncClient(limits=limits, timeout=60) as client:
+            it = iter(bodies)
+
+            async def worker() -> None:
+                for body in it:
+                    r = await client.post(
+                        target, content=body, headers={"Content-Type": "application/json"}
+                    )
+                    r.raise_for_status()
+                    json.loads(r.content)
+
+            t0 = time.perf_counter()
+            await asyncio.gather(*(worker() for _ in range(concurrency)))
+            return time.perf_counter() - t0
+
+    return asyncio.run(go())
+
+
+def lm_eval_importable(python: str | None) -> bool:
+    if not python:
+        return False
+    probe = subprocess.run(
+        [python, "-c", "import lm_eval, tenacity, aiohttp"], capture_output=True, timeout=120
+    )
+    if probe.returncode != 0:
+        print(f"lm-eval[api] is not importable in {python}: its comparison is skipped")
+    return probe.returncode == 0
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--latency", type=float, default=0.05)
     ap.add_argument("--n", type=int, default=WINOPRON_UK_PROMPTS)
     ap.add_argument("--small", type=int, default=400, help="requests at concurrency 1 and 8")
     ap.add_argument("--levels", default="1,8,64,256")
-    ap.add_argument("--lm-eval", default=None, help="a Python with lm-eval installed")
+    ap.add_argument("--lm-eval-python", default=None, help="a Python with lm-eval installed")
+    ap.add_argument("--httpx", action="store_true", help="also time a bare httpx AsyncClient")
     ap.add_argument("--rerun-n", type=int, default=10_000)
     ap.add_argument(
         "--rerun-concurrency", type=int, default=32, help="the first 10k run's concurrency"
@@ -221,13 +253,15 @@ def main() -> None:
     args = ap.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
     lat = args.latency
+    lm_eval = args.lm_eval_python if lm_eval_importable(args.lm_eval_python) else None
     print(
         f"server latency {lat * 1000:.0f} ms; workload {args.n} prompts; cores {os.cpu_count()}; "
         f"load average {os.getloadavg()[0]:.1f}"
     )
+    gc.collect()
+    gc.freeze()
     with server(lat) as url:
         time_backend(url, workload(300, "warm"), 64)  # warm up both processes
-        rows = []
         for c in levels:
             n = args.n if c >= 64 else min(args.n, args.small if c == 1 else 4 * args.small)
             reqs = workload(n)
@@ -238,17 +272,17 @@ def main() -> None:
             server_us = None if srv0 is None or srv1 is None else 1e6 * (srv1 - srv0) / n
             ideal = c / lat
             rate = n / dt
-            row = {"concurrency": c, "n": n, "seconds": dt, "rate": rate, "fraction": rate / ideal}
-            if args.lm_eval:
-                lm_dt = time_lm_eval(args.lm_eval, url, reqs, c)
-                row["lm_eval_rate"] = n / lm_dt
-                row["ratio"] = rate / (n / lm_dt)
-            rows.append(row)
-            extra = (
-                f"  lm-eval {row['lm_eval_rate']:8.1f}/s  ours/lm-eval {row['ratio']:.2f}x"
-                if "ratio" in row
-                else ""
-            )
+            extra = ""
+            if args.httpx:
+                hx_reqs = reqs[:1000]  # httpx slows down at 64 and more: fewer requests
+                hx = time_httpx(url, hx_reqs, c)
+                if hx is not None:
+                    extra += f"  httpx {len(hx_reqs) / hx / ideal:.3f} of ideal"
+            if lm_eval:
+                lm_rate = n / time_lm_eval(lm_eval, url, reqs, c)
+                extra += (
+                    f"  lm-eval {lm_rate / ideal:.3f} of ideal, ours/lm-eval {rate / lm_rate:.2f}x"
+                )
             cpu = f"  CPU/request: client {client_us:.0f} us" + (
                 "" if server_us is None else f", server {server_us:.0f} us"
             )

@@ -195,3 +195,44 @@ def test_letter_mass_needs_enough_candidates() -> None:
     assert {r.letter_mass for r in few.values()} == {None}
     expected = math.exp(-0.3) + math.exp(-1.6)  # "The" and the fillers are not letters
     assert [r.letter_mass for r in many.values()] == [pytest.approx(expected)] * 4
+
+
+def test_empty_answers_are_not_stored_and_are_asked_again_on_resume(tmp_path) -> None:
+    from test_response_store import collect
+
+    db = tmp_path / "responses.sqlite"
+    beh = StubBehaviour(faults=("null",), poison=("Лікар",))
+    with serve_in_thread(beh) as srv:
+        first = collect(srv.url, db)
+        assert first["errors"] > 0
+        beh.poison = ()
+        beh.faults = ()  # the server now answers them
+        second = collect(srv.url, db)
+    assert second["asked"] == first["errors"] and second["errors"] == 0
+    assert second["cached"] == first["asked"] - first["errors"]
+
+
+def test_spliced_request_bodies_equal_the_payload() -> None:
+    from winoscope.records import Request
+
+    tricky = Request(
+        request_id="t",
+        kind="choice",
+        prompt='лапки "так", \\ слеш, \u0000, табуляція\t, апостроф ʼ, emoji 🙂\n',
+        options=(),
+        row_id="r",
+        item_id="i",
+    )
+    import json
+
+    for mode in ("chat", "letters", "chat-letters"):
+        for token_param in ("max_tokens", "max_completion_tokens"):
+            b = create_backend(
+                "openai:m",
+                base_url="http://x/v1",
+                mode=mode,
+                system='Ти "суддя"',
+                token_param=token_param,
+            )
+            for r in [*make_requests(2), tricky]:
+                assert json.loads(b.encode(r)) == b.payload(r)  # type: ignore[attr-defined]
