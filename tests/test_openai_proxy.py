@@ -178,3 +178,68 @@ def test_the_manifest_says_a_proxy_was_used_and_never_its_credentials(tmp_path: 
     assert direct.returncode == 0, direct.stderr
     direct_manifest = json.loads((tmp_path / "direct" / "manifest.json").read_text())
     assert direct_manifest["transport"] == {"proxy": False, "proxy_source": None}
+
+
+@contextlib.contextmanager
+def tinyproxy(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """Debian's tinyproxy in the foreground on a free port; yields its URL and its log."""
+    import shutil
+    import socket
+    import time
+
+    exe = shutil.which("tinyproxy")
+    if exe is None:
+        pytest.skip("tinyproxy is not installed (.ci/run installs it: apt-get install tinyproxy)")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = tmp_path / "tinyproxy.log"
+    conf = tmp_path / "tinyproxy.conf"
+    conf.write_text(
+        f"Port {port}\nListen 127.0.0.1\nTimeout 30\nMaxClients 100\nLogLevel Info\n"
+        f'LogFile "{log}"\nAllow 127.0.0.1\n'
+    )
+    proc = subprocess.Popen([exe, "-d", "-c", str(conf)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        deadline = time.time() + 10
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+                break
+            assert proc.poll() is None and time.time() < deadline, "tinyproxy did not start"
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}", log
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_https_through_tinyproxy_with_connect(tmp_path: Path, monkeypatch) -> None:
+    import ssl
+
+    import trustme
+
+    ca = trustme.CA()
+    server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("localhost", "127.0.0.1").configure_cert(server_ctx)
+    pem = tmp_path / "ca.pem"
+    ca.cert_pem.write_to_path(str(pem))
+    monkeypatch.setenv("SSL_CERT_FILE", str(pem))
+    reqs = make_requests(3)
+    with tinyproxy(tmp_path) as (proxy_url, log), serve_in_thread(ssl_context=server_ctx) as srv:
+        monkeypatch.setenv("HTTPS_PROXY", proxy_url)
+        out = ask(srv.url, reqs)
+    assert [out[r.request_id].text for r in reqs] == [pick_letter(r.prompt) for r in reqs]
+    text = log.read_text()
+    assert f"CONNECT localhost:{srv.port}" in text  # tunnelled through the proxy
+
+
+def test_http_through_tinyproxy(tmp_path: Path, monkeypatch) -> None:
+    reqs = make_requests(2)
+    with tinyproxy(tmp_path) as (proxy_url, log), serve_in_thread() as srv:
+        monkeypatch.setenv("HTTP_PROXY", proxy_url)
+        out = ask(srv.url, reqs)
+        vias = {c.via for c in srv.calls}
+    assert all(r.ok for r in out.values())
+    assert len(vias) == 1 and "tinyproxy" in str(vias.pop())
+    assert f"POST {srv.url}/chat/completions" in log.read_text()
