@@ -312,10 +312,10 @@ def resolve(
         )
     if kind == "cloze":
         return ClozeTemplate.load(value)
-    loaded = PromptTemplate.load(value)
-    if kind == "nli":
-        return PromptTemplate(loaded.text, name=loaded.name, allowed=NLI_PLACEHOLDERS)
-    return loaded
+    if kind == "nli":  # PromptTemplate.load's reading, with the NLI placeholders allowed
+        body, name = (path.read_text(encoding="utf-8"), path.name) if is_file else (text, "custom")
+        return PromptTemplate(body, name=name, allowed=NLI_PLACEHOLDERS)
+    return PromptTemplate.load(value)
 
 
 def from_directory(directory: str | Path) -> list[str]:
