@@ -29,6 +29,8 @@ def loaded_after(statement: str) -> list[str]:
     "statement",
     [
         "import winoscope",
+        "import winoscope; winoscope.run",  # everything a run needs: tasks, backends, runner
+        "import winoscope.cli",
         "from winoscope.tasks import get_task; get_task('winobias-uk')",
         "from winoscope.backends import create_backend; create_backend('baseline:agreement')",
     ],
@@ -39,3 +41,11 @@ def test_heavy_libraries_are_not_imported(statement: str) -> None:
 
 def test_the_probe_sees_an_import() -> None:
     assert loaded_after("import zstandard") == ["zstandard"]
+
+
+def test_bare_import_defers_even_pandas() -> None:
+    probe = (
+        "import sys, winoscope; print('pandas' in sys.modules, 'winoscope.tasks' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "False"]

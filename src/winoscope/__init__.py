@@ -3,15 +3,38 @@
 >>> import winoscope
 >>> result = winoscope.run("winobias-uk", "baseline:agreement", out="runs/agreement")
 >>> result.metrics.query("split == 'macro'")[["metric", "value", "ci_low", "ci_high"]]
+
+``import winoscope`` loads only the errors and the version: the public functions below are
+imported on first use (module ``__getattr__``), so a command or a script that needs one part
+does not pay for pandas, the tasks and the backends before it asks for them. Using any of them
+(``winoscope.run``, ``from winoscope import validate``) registers every task and backend.
 """
 
-from . import backends as _backends  # noqa: F401  (registers backends)
-from . import tasks as _tasks  # noqa: F401  (registers tasks)
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import TYPE_CHECKING, Any
+
 from ._version import __version__
-from .api import list_tasks, load_dataset, validate
 from .errors import BackendError, DatasetError, ScoringError, TaskError, WinoscopeError
-from .runner import RunResult, run, score
-from .sensitivity import SensitivityResult, run_templates
+
+if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
+    from .api import list_tasks, load_dataset, validate
+    from .runner import RunResult, run, score
+    from .sensitivity import SensitivityResult, run_templates
+
+# public name -> the module that defines it
+_LAZY = {
+    "list_tasks": ".api",
+    "load_dataset": ".api",
+    "validate": ".api",
+    "RunResult": ".runner",
+    "run": ".runner",
+    "score": ".runner",
+    "SensitivityResult": ".sensitivity",
+    "run_templates": ".sensitivity",
+}
 
 __all__ = [
     "BackendError",
@@ -29,3 +52,19 @@ __all__ = [
     "score",
     "validate",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        # a submodule used as an attribute (``winoscope.tasks.TASKS`` after ``import winoscope``)
+        if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}"):
+            return importlib.import_module(f".{name}", __name__)
+        raise AttributeError(f"module 'winoscope' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
