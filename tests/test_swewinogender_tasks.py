@@ -204,8 +204,9 @@ def test_superlim_submission_is_scored(tmp_path: Path, raw_rows: list[dict]) -> 
     assert _value(result.metrics, "accuracy", "pronoun", "han") == 1.0
     assert _value(result.metrics, "accuracy", "pronoun", "hon") == 0.5
     table = sw.load(path).table
-    direct = sc.score_nli(table, n_boot=50)
+    direct = sc.score_nli(table, n_boot=50, labels="superlim")  # score's default here
     pd.testing.assert_frame_equal(result.metrics, direct.metrics)
+    assert "superlim" in result.settings["conventions"]["labels"]
     rows[3]["prediction"] = "kanske"
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
     with pytest.raises(ScoringError, match="row 4, field 'prediction'"):
