@@ -271,9 +271,11 @@ def run(
             counts=counts,
         )
     predictions = t.predict(ds, requests, responses)
-    predictions, unanswered = apply_failed_policy(predictions, t.prediction_column, failed)
+    to_score, unanswered = apply_failed_policy(predictions, t.prediction_column, failed)
+    if len(to_score) == len(predictions):  # coref rows dropped for scoring stay in the output
+        predictions = to_score
     result = t.score(
-        predictions,
+        to_score,
         n_boot=n_boot,
         seed=seed,
         **_score_options(t, keep_unpaired=keep_unpaired),
