@@ -174,3 +174,20 @@ def test_winopron_uk_sentence_with_one_prompt_is_invalid() -> None:
     assert not pred.loc[key, "order_consistent"]
     others = pred.drop(key)
     assert others["prediction_role"].eq(others["gold_role"].astype(str)).all()
+
+
+def test_coref_failed_requests_follow_the_policy() -> None:
+    from winoscope.runner import run
+    from winoscope.tasks import get_task
+
+    t = get_task("winobias-uk/coref")
+    ds = t.load(None)
+    reqs = t.build_requests(ds, t.default_template)
+    fail = {reqs[0].request_id}
+    excl = run("winobias-uk/coref", _Flaky(fail), n_boot=0)
+    wrong = run("winobias-uk/coref", _Flaky(fail), n_boot=0, failed="wrong")
+    assert excl.manifest["failed_requests"] == {"policy": "exclude", "requests": 1, "rows": 1}
+    assert wrong.manifest["failed_requests"] == {"policy": "wrong", "requests": 1, "rows": 1}
+    assert excl.result.counts["rows"].sum() == wrong.result.counts["rows"].sum() - 1
+    assert wrong.result.counts["missing"].sum() == 1
+    assert len(excl.predictions) == len(wrong.predictions) == len(ds.table)  # all rows shown

@@ -196,11 +196,19 @@ def apply_failed_policy(
     scorers count them as ``missing`` and leave them out of every denominator); ``wrong`` sets
     them to ``invalid``, which every scorer counts as a wrong answer (and as invalid). An
     empty cell of a predictions file made elsewhere is such a row too.
+
+    Coreference rows (a ``response_status`` column) always have clusters, empty for a failed
+    request: ``wrong`` keeps such rows (scored as misses), ``exclude`` drops them.
     """
     if policy not in FAILED_POLICIES:
         raise TaskError(
             f"unknown failed-request policy {policy!r}; choose {' or '.join(FAILED_POLICIES)}"
         )
+    if "response_status" in table.columns:
+        failed = table["response_status"].astype(str).eq("error").to_numpy(dtype=bool)
+        if policy == "exclude" and failed.any():
+            table = table[~failed].reset_index(drop=True)
+        return table, int(failed.sum())
     if column not in table.columns:
         return table, 0
     pred = table[column]
