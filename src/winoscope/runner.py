@@ -371,12 +371,19 @@ def _conventions(t: Task, **options: str | None) -> dict[str, str]:
     """Scoring conventions given explicitly; a task whose scorer has no such switch refuses."""
     import inspect
 
+    from .scoring.swewinogender import ALPHA_INVALID, LABEL_CONVENTIONS
+
     given = {k: v for k, v in options.items() if v is not None}
     params = inspect.signature(t.score).parameters
     unknown = [k for k in given if k not in params]
     if unknown:
         flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
         raise TaskError(f"task {t.name} has no {flags} option (only SweWinogender's NLI view)")
+    allowed = {"labels": LABEL_CONVENTIONS, "alpha_invalid": ALPHA_INVALID}
+    for key, value in given.items():
+        if key in allowed and value not in allowed[key]:
+            flag = "--" + key.replace("_", "-")
+            raise TaskError(f"{flag} {value!r}: choose {' or '.join(allowed[key])}")
     return given
 
 
