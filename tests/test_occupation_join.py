@@ -130,3 +130,18 @@ def test_correlate_matching_nothing_is_an_error_without_a_figure(shared_data, tm
     nfd.write_text("\n".join([head, *(r.upper() for r in rows)]) + "\n", encoding="utf-8")
     result = oc.correlate_run(run_dir, nfd, n_boot=10, out=tmp_path / "c")
     assert result.unmatched["without_statistics"] == []
+
+
+def test_bad_statistics_fail_before_the_scan(tmp_path: Path, monkeypatch) -> None:
+    import winoscope.occupations.corpus_association as ca
+
+    def no_scan(*args, **kwargs):  # the scan must not start
+        raise AssertionError("scanned")
+
+    monkeypatch.setattr(ca, "scan_corpus", no_scan)
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("Hon är läkare.\n", encoding="utf-8")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("occupation,pct_female\nastronaut,20\n", encoding="utf-8")
+    with pytest.raises(DatasetError, match="no occupation of the statistics matches"):
+        ca.associate_corpus([corpus], "sv", stats=bad, workers=1, quiet=True)

@@ -119,3 +119,23 @@ def test_score_cli_defaults_to_superlim_and_names_it(raw, tmp_path) -> None:
         app, ["score", "--task", "winobias-uk", "-p", str(path), "--labels", "superlim"]
     )
     assert res.exit_code == 2 and "--labels" in res.output
+
+
+def test_unknown_convention_fails_before_any_request() -> None:
+    from winoscope.errors import TaskError
+    from winoscope.runner import run
+
+    class Never:
+        kind = model = "never"
+        cacheable = False
+
+        def __init__(self) -> None:
+            self.params: dict[str, str] = {}
+
+        def respond(self, requests):  # pragma: no cover - must not be reached
+            raise AssertionError("asked")
+
+    with pytest.raises(TaskError, match="--labels 'exact': choose binary or superlim"):
+        run("swewinogender", Never(), labels="exact")
+    with pytest.raises(TaskError, match="--alpha-invalid"):
+        run("swewinogender", Never(), alpha_invalid="drop")

@@ -52,16 +52,22 @@ def associate_corpus(
         lang, names=names, names_kind=names_kind, min_bearers=min_bearers, min_share=min_share
     )
     spec = build_spec(lexicon)
+    statistics = None
+    if stats is not None:  # read and matched before the scan: a bad table fails in a second
+        from .stats import join_report, load_statistics
+
+        statistics = load_statistics(stats, mapping=mapping, percent_combine=combine)
+        join_report(
+            lexicon.occupations,
+            statistics["occupation"],
+            what="lexicon's occupations",
+            where=str(stats),
+        )
     started = time.perf_counter()
     counts = scan_corpus(
         spec, corpus, workers=workers, dask=dask, mode=mode, conllu=conllu, quiet=quiet
     )
     elapsed = time.perf_counter() - started
-    statistics = None
-    if stats is not None:
-        from .stats import load_statistics
-
-        statistics = load_statistics(stats, mapping=mapping, percent_combine=combine)
     settings: dict[str, Any] = {
         "corpus": [str(p) for p in corpus],
         "mode": mode,
