@@ -26,12 +26,8 @@ from winoscope.errors import TaskError
 from winoscope.protocols.cloze import ClozeTemplate
 from winoscope.protocols.forced_choice import PromptTemplate
 from winoscope.runner import run
-from winoscope.sensitivity import (
-    TEMPLATE_STREAM,
-    run_templates,
-    two_level_interval,
-    unique_names,
-)
+from winoscope.scoring.templates import TEMPLATE_STREAM, two_level_interval
+from winoscope.sensitivity import run_templates, unique_names
 from winoscope.tasks import TASKS
 
 UK3 = ["uk-default-v1", "uk-plain-v1", "uk-question-v1"]

@@ -294,6 +294,11 @@ def resolve(
         raise TaskError(f"unknown template kind {kind!r}; choose {', '.join(KINDS)}")
     if isinstance(value, PromptTemplate | ClozeTemplate):
         return value
+    if isinstance(value, list | tuple):
+        raise TaskError(
+            "several templates are a prompt-sensitivity run: winoscope.run_templates(task, "
+            "model, [...]) (on the command line: repeat --template)"
+        )
     text = str(value)
     if text in registry():
         entry = registry()[text]

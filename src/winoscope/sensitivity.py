@@ -16,24 +16,15 @@ rerun resumes each). Each template's run is a normal run directory ``OUT/<templa
   bootstrap scheme, each run's directory and outcome), ``report.md``, ``report.html`` and
   ``plots/template_metrics.{png,svg}`` (one panel per headline metric, one row per template).
 
-Two-level bootstrap (templates, then items). Every template is scored on the same rows with
-the same seed, so its scorer draws the same resamples of the task's own units (source items,
-pairs, schemas): replicate ``b`` of every template is the metric on item resample ``b``
-(checked through the digests of the drawn weights; the manifest's
-``items_resampled_jointly`` says whether they agreed, which fails only when templates scored
-different rows, e.g. after failed requests). For each ``b`` the template level draws ``T`` of
-the ``T`` templates with replacement (counts ``c_bt``, multinomial from
-``numpy.random.default_rng([seed, 14])``, independent of the item stream) and takes
-``mean*_b = sum_t c_bt * m_t(b) / sum_t c_bt`` over the templates where the metric is defined.
-The interval is the 2.5 and 97.5 percentiles of ``mean*_b``. It answers "what would the mean
-be over another sample of items and another sample of wordings like these", so it is wider
-than any single template's item interval when the templates disagree, and equals the item
-interval when all templates give the same answers.
+The mean's interval resamples templates and then the task's own units (a two-level bootstrap,
+:mod:`winoscope.scoring.templates`). It relies on every template's scorer drawing the same item
+resamples (same rows, same seed); the digests of the drawn weights are compared and the
+manifest's ``bootstrap.items_resampled_jointly`` says whether they agreed (they differ only when
+templates scored different rows, e.g. after failed requests that ``--failed exclude`` left out).
 """
 
 from __future__ import annotations
 
-import math
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -53,25 +44,11 @@ from .protocols.cloze import ClozeTemplate
 from .protocols.forced_choice import PromptTemplate
 from .runner import RunResult, _store_path, check_failed_share
 from .runner import run as run_one
+from .scoring.templates import TEMPLATE_STREAM, summarise
 from .tasks import Task, get_task
 
 BUILTIN = "builtin"  # a templates entry that stands for the task's built-in set
-TEMPLATE_STREAM = 14  # second word of the template-level seed: default_rng([seed, 14])
-SUMMARY_COLUMNS = [
-    "metric",
-    "split",
-    "type",
-    "headline",
-    "templates",
-    "mean",
-    "ci_low",
-    "ci_high",
-    "min",
-    "min_template",
-    "max",
-    "max_template",
-    "sd",
-]
+
 Template = PromptTemplate | ClozeTemplate
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -129,111 +106,6 @@ def run_dir_name(name: str) -> str:
     """A template name as a directory name (characters outside ``A-Za-z0-9._-`` become _)."""
     cleaned = _UNSAFE.sub("_", name).strip("._") or "template"
     return cleaned
-
-
-def overall_rows(metrics: pd.DataFrame) -> pd.DataFrame:
-    """The rows a task reports as its overall figures: macro rows, else ``split == 'all'``,
-    else the only stratum there is."""
-    split = metrics["split"].astype(str)
-    for mask in (split == "macro", split == "all"):
-        if bool(mask.any()):
-            return metrics[mask]
-    keys = metrics[["split", "type"]].astype(str).drop_duplicates()
-    return metrics if len(keys) == 1 else metrics.iloc[0:0]
-
-
-def two_level_interval(
-    replicates: np.ndarray, template_counts: np.ndarray, level: float = 0.95
-) -> tuple[float, float]:
-    """Percentile interval of ``mean*_b`` (module docstring): ``replicates`` is templates x B
-    (NaN where undefined), ``template_counts`` B x templates."""
-    from .scoring.stats import percentile_ci
-
-    reps = np.asarray(replicates, dtype=float).T  # B x T
-    defined = ~np.isnan(reps)
-    weights = np.where(defined, template_counts, 0.0)
-    total = weights.sum(axis=1)
-    num = weights * np.where(defined, reps, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(total > 0, num.sum(axis=1) / np.where(total > 0, total, 1), np.nan)
-    return percentile_ci(means, level)
-
-
-def template_counts(n_templates: int, n_boot: int, seed: int) -> np.ndarray:
-    """The template level's draws: B x T counts of each template (see the module docstring)."""
-    rng = np.random.default_rng([seed, TEMPLATE_STREAM])
-    return rng.multinomial(n_templates, np.full(n_templates, 1.0 / n_templates), size=n_boot)
-
-
-def summarise(
-    runs: Sequence[tuple[str, pd.DataFrame, Mapping[tuple[str, str, str], np.ndarray]]],
-    *,
-    n_boot: int,
-    seed: int,
-    level: float = 0.95,
-) -> pd.DataFrame:
-    """The summary table from (template name, metrics, replicates by key) per template."""
-    from .report.tables import headline_metrics
-
-    names = [name for name, _, _ in runs]
-    keys: list[tuple[str, str, str]] = []
-    for _, metrics, _ in runs:
-        for r in overall_rows(metrics).itertuples(index=False):
-            key = (str(r.metric), str(r.split), str(r.type))
-            if key not in keys:
-                keys.append(key)
-    headline = set(headline_metrics(list(dict.fromkeys(k[0] for k in keys))))
-    counts = template_counts(len(runs), n_boot, seed)
-    records = []
-    for key in keys:
-        values = np.full(len(runs), np.nan)
-        reps = np.full((len(runs), n_boot), np.nan)
-        for i, (_, metrics, replicates) in enumerate(runs):
-            row = metrics[
-                (metrics["metric"].astype(str) == key[0])
-                & (metrics["split"].astype(str) == key[1])
-                & (metrics["type"].astype(str) == key[2])
-            ]
-            if not row.empty:
-                values[i] = float(row["value"].iloc[0])
-            if key in replicates and replicates[key].size == n_boot:
-                reps[i] = replicates[key]
-        defined = ~np.isnan(values)
-        reps[~defined] = np.nan  # an undefined value has no interval
-        lo, hi = two_level_interval(reps, counts, level) if defined.any() else (math.nan,) * 2
-        d = values[defined]
-        kept = [n for n, ok in zip(names, defined, strict=True) if ok]
-        records.append(
-            {
-                "metric": key[0],
-                "split": key[1],
-                "type": key[2],
-                "headline": key[0] in headline,
-                "templates": int(defined.sum()),
-                "mean": float(d.mean()) if d.size else math.nan,
-                "ci_low": lo,
-                "ci_high": hi,
-                "min": float(d.min()) if d.size else math.nan,
-                "min_template": kept[int(d.argmin())] if d.size else "",
-                "max": float(d.max()) if d.size else math.nan,
-                "max_template": kept[int(d.argmax())] if d.size else "",
-                "sd": _sd(d),
-            }
-        )
-    frame = pd.DataFrame.from_records(records, columns=SUMMARY_COLUMNS)
-    order = {m: i for i, m in enumerate(headline_metrics(list(dict.fromkeys(frame["metric"]))))}
-    rank = [order.get(m, len(order)) for m in frame["metric"]]
-    return frame.iloc[np.argsort(rank, kind="stable")].reset_index(drop=True)
-
-
-def _sd(values: np.ndarray) -> float:
-    """Sample standard deviation (ddof=1); exactly 0 when every value is the same (numpy's
-    two-pass formula leaves rounding noise), NaN with fewer than two values."""
-    if values.size < 2:
-        return math.nan
-    if bool(np.all(values == values[0])):
-        return 0.0
-    return float(values.std(ddof=1))
 
 
 def resolve_templates(
@@ -432,26 +304,3 @@ def run_for_cli(
     """``winoscope run`` with several ``--template`` (or ``--templates``): the same keywords
     as :func:`winoscope.run`."""
     return run_templates(task, model, list(template) or None, **kwargs)
-
-
-def print_sensitivity(result: SensitivityResult, console: Any) -> None:
-    """The headline metrics across templates on the terminal (a rich console); the templates
-    giving the minimum and maximum are in ``template_summary.csv`` and the reports."""
-    from rich.markup import escape
-    from rich.table import Table
-
-    from .report.tables import fmt, fmt_ci
-
-    table = Table(
-        title=f"{result.manifest['task']} · {result.manifest['model']['spec']} · "
-        f"{len(result.templates)} templates",
-        caption=escape("mean over templates [two-level 95% CI]; spread across templates"),
-    )
-    for i, col in enumerate(("metric", "mean", "95% CI", "min", "max", "sd")):
-        table.add_column(col, justify="left" if i == 0 else "right", no_wrap=i > 0)
-    for r in result.headline().itertuples(index=False):
-        ci = escape(fmt_ci(r.ci_low, r.ci_high))
-        table.add_row(str(r.metric), fmt(r.mean), ci, fmt(r.min), fmt(r.max), fmt(r.sd))
-    console.print(table)
-    for note in result.notes:
-        console.print(f"[yellow]{escape(note)}[/]", highlight=False, soft_wrap=True)

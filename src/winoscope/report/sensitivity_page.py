@@ -138,3 +138,24 @@ def write_sensitivity(result: SensitivityResult, out: Path) -> Path:
     )
     (out / "report.html").write_text(html, encoding="utf-8")
     return out
+
+
+def print_sensitivity(result: SensitivityResult, console: Any) -> None:
+    """The headline metrics across templates on the terminal (a rich console); the templates
+    giving the minimum and maximum are in ``template_summary.csv`` and the reports."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(
+        title=f"{result.manifest['task']} · {result.manifest['model']['spec']} · "
+        f"{len(result.templates)} templates",
+        caption=escape("mean over templates [two-level 95% CI]; spread across templates"),
+    )
+    for i, col in enumerate(("metric", "mean", "95% CI", "min", "max", "sd")):
+        table.add_column(col, justify="left" if i == 0 else "right", no_wrap=i > 0)
+    for r in result.headline().itertuples(index=False):
+        ci = escape(fmt_ci(r.ci_low, r.ci_high))
+        table.add_row(str(r.metric), fmt(r.mean), ci, fmt(r.min), fmt(r.max), fmt(r.sd))
+    console.print(table)
+    for note in result.notes:
+        console.print(f"[yellow]{escape(note)}[/]", highlight=False, soft_wrap=True)
