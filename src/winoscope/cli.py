@@ -278,7 +278,7 @@ def run(
         )
         raise typer.Exit(130) from None
     if many:
-        from .sensitivity import print_sensitivity
+        from .report.sensitivity_page import print_sensitivity
 
         report_validation(rr.runs[0].validation, rr.runs[0].result.settings)
         print_sensitivity(rr, out_console)
