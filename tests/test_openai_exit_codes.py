@@ -66,3 +66,34 @@ def test_the_same_client_error_from_the_first_answers_stops_with_exit_2(tmp_path
 def test_a_share_outside_0_1_is_a_usage_error(tmp_path: Path) -> None:
     proc = run_cli("http://127.0.0.1:9/v1", tmp_path / "run", "--max-failed-share", "1.5")
     assert proc.returncode == 2 and "max_failed_share" in proc.stderr
+
+
+def test_run_outcome_counts_by_hand() -> None:
+    from winoscope.records import Response
+    from winoscope.runner import run_outcome
+
+    def resp(i: int, error: str | None = None, finish: str | None = "stop") -> Response:
+        return Response(f"q{i}", "openai", "m", text=None if error else "A", error=error,
+                        finish_reason=finish)  # fmt: skip
+
+    answers = {f"q{i}": resp(i) for i in range(6)}
+    answers["q6"] = resp(6, finish="length")
+    answers["q7"] = resp(7, error="null answer (finish_reason=content_filter)",
+                         finish="content_filter")  # fmt: skip
+    out = run_outcome(answers, 8)
+    assert out == {
+        "requests": 8,
+        "answered": 7,
+        "failed": 1,
+        "failed_share": 0.125,
+        "max_failed_share": 0.0,
+        "status": "partial",
+        "success": False,
+        "finish_reasons": {"content_filter": 1, "length": 1, "stop": 6},
+    }
+    assert run_outcome(answers, 8, max_failed_share=0.125)["success"] is True
+    assert run_outcome(answers, 8, max_failed_share=0.1)["success"] is False
+    failed = {k: resp(0, error="HTTP 500") for k in answers}
+    everything_failed = run_outcome(failed, 8, max_failed_share=1.0)
+    assert everything_failed["status"] == "failed" and everything_failed["success"] is False
+    assert run_outcome({}, 0)["status"] == "ok"
