@@ -2,6 +2,7 @@
 
     python scripts/check_cloze_lm_eval.py --lm-eval-python /path/to/venv/bin/python
     python scripts/check_cloze_lm_eval.py --lm-eval-python PY --model DIR   # another model
+    python scripts/check_cloze_lm_eval.py --lm-eval-python PY --model DIR --rows 60
 
 winoscope side: ``winoscope.run("winogender-en", "hf:MODEL", backend_options={"mode":
 "cloze"})`` on the published sentences (``--data``, default ``../shared/data/winogender-en``):
@@ -66,6 +67,7 @@ def main() -> None:
     parser.add_argument("--data", default=str(DATA), help="Winogender data folder")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--rows", type=int, help="only the first N sentences (a quick check)")
     args = parser.parse_args()
 
     import torch
@@ -76,10 +78,11 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     with tempfile.TemporaryDirectory() as tmp:
         model_dir = Path(args.model) if args.model else _tiny(Path(tmp))
+        data = _first_rows(Path(args.data), args.rows, Path(tmp)) if args.rows else args.data
         rr = winoscope.run(
             "winogender-en",
             f"hf:{model_dir}",
-            data=args.data,
+            data=data,
             n_boot=10,
             backend_options={"mode": "cloze", "batch_size": args.batch_size},
         )
@@ -136,6 +139,17 @@ def main() -> None:
     print(f"accuracy: lm-eval acc {right / n:.4f}; winoscope double_accuracy {ours:.4f}")
     if same_context != n or same_continuations != n or worst > 1e-4:
         sys.exit(1)
+
+
+def _first_rows(data: Path, n: int, where: Path) -> Path:
+    """A copy of the Winogender folder with only the first ``n`` sentences."""
+    out = where / "winogender-subset"
+    out.mkdir()
+    for name in ("templates.tsv", "occupations-stats.tsv"):
+        (out / name).write_bytes((data / name).read_bytes())
+    lines = (data / "all_sentences.tsv").read_text(encoding="utf-8").splitlines(keepends=True)
+    (out / "all_sentences.tsv").write_text("".join(lines[: n + 1]), encoding="utf-8")
+    return out
 
 
 def _tiny(where: Path) -> Path:
