@@ -340,3 +340,19 @@ def test_templates_directory_and_builtin(tmp_path: Path) -> None:
     res = run_templates("swewinogender", "baseline:random", None, n_boot=20)  # NLI built-ins
     assert [t.name for t in res.templates] == reg.names("sv", "nli")
     assert set(res.summary["split"]) == {"all"} and (res.summary["sd"] == 0).all()
+
+
+def test_cloze_mode_asks_the_cloze_templates(tiny_dir: Path) -> None:
+    res = run_templates(
+        "winobias-uk", f"hf:{tiny_dir}", None, n_boot=20, backend_options={"mode": "cloze"}
+    )
+    assert [t.name for t in res.templates] == reg.names("uk", "cloze")
+    assert [r.manifest["protocol"] for r in res.runs] == ["cloze"] * 3
+    assert [r.manifest["prompt_template"]["name"] for r in res.runs] == reg.names("uk", "cloze")
+    assert (
+        res.manifest["prompt_templates"][0]["text"] == TASKS.get("winobias-uk").cloze_template.text
+    )
+    with pytest.raises(TaskError, match="is a choice template"):
+        run_templates(
+            "winobias-uk", f"hf:{tiny_dir}", UK3, n_boot=20, backend_options={"mode": "cloze"}
+        )
