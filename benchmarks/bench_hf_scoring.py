@@ -162,6 +162,7 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--lm-eval-python", help="a Python with lm_eval installed")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--only", choices=("letters", "cloze"), help="run one workload")
     args = parser.parse_args()
 
     import torch
@@ -210,6 +211,8 @@ def main() -> None:
     header = f"{'workload':9s} {'side':10s} {'prompts':>7s} {'calls':>6s} {'rows':>6s} "
     print(header + f"{'tokens':>8s} {'seconds':>8s}")
     for name, (reqs, pairs) in workloads.items():
+        if args.only and name != args.only:
+            continue
         mode = "letters" if name == "letters" else "cloze"
         backend = create_backend(
             f"hf:{model_dir}", mode=mode, batch_size=args.batch_size, chat=False, device="cpu"
