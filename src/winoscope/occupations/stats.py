@@ -34,8 +34,7 @@ with a combining diaeresis, ``LÄKARE`` and ``läkare`` are one occupation.
 
 from __future__ import annotations
 
-import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -44,6 +43,7 @@ import pandas as pd
 
 from ..datasets.sources import read_table
 from ..errors import DatasetError
+from .names import join_report, key_series, occupation_key  # noqa: F401 (join_report re-exported)
 
 MALE_DOMINATED = "male-dominated"
 NEUTRAL = "neutral"
@@ -54,43 +54,6 @@ AUX_COLUMNS = ("scb", "corpus_small", "corpus_medium", "corpus_large")
 Scale = Literal["percent", "fraction"]
 COMBINE = ("mean", "weighted")
 WEIGHT_COLUMN = "total"
-
-
-def occupation_key(name: object) -> str:
-    """The join key of an occupation name: NFC, case-folded, inner spaces collapsed.
-
-    >>> occupation_key(" La\u0308kare ") == occupation_key("LÄKARE") == "läkare"
-    True
-    """
-    text = unicodedata.normalize("NFC", str(name))
-    return " ".join(text.casefold().split())
-
-
-def key_series(names: pd.Series) -> pd.Series:
-    return pd.Series([occupation_key(x) for x in names], index=names.index, dtype=object)
-
-
-def join_report(
-    wanted: Iterable[str], available: Iterable[str], *, what: str, where: str
-) -> list[str]:
-    """The wanted occupations that ``available`` lacks (by :func:`occupation_key`).
-
-    None matching at all is a DatasetError naming a few names of each side (``what`` names the
-    wanted side, ``where`` the statistics file)."""
-    want = list(dict.fromkeys(str(w) for w in wanted))
-    have = list(dict.fromkeys(str(a) for a in available))
-    keys = {occupation_key(a) for a in have}
-    missing = [w for w in want if occupation_key(w) not in keys]
-    if want and len(missing) == len(want):
-        raise DatasetError(
-            f"no occupation of the statistics matches the {what} (compared case- and "
-            f"Unicode-normalised): {what}: {', '.join(want[:4])}; statistics: "
-            f"{', '.join(have[:4]) or '(none)'} (a --mapping from official categories to "
-            "occupations may be needed)",
-            file=where,
-            field="occupation",
-        )
-    return missing
 
 
 def classify(share: float) -> str | None:
