@@ -267,14 +267,14 @@ def task_language(task: object) -> str:
 
 
 def builtin_for(task: object, cloze_mode: bool = False) -> list[PromptTemplate | ClozeTemplate]:
-    """The registered templates of a task's language and kind, default first.
+    """The task's default template first, then the registered ones of its language and kind.
 
-    WinoPron-UK's default (``dataset-prompts``, each row's own prompt) is not a wording that can
-    be varied, so its built-in set is the Ukrainian lettered templates."""
+    A default that is not registered comes first too: WinoPron-UK's ``dataset-prompts`` (each
+    row's own prompt from the dataset), so its wording is compared with the others."""
     kind = task_kind(task, cloze_mode)
     found = [registry()[n].template for n in names(task_language(task), kind)]
     default = getattr(task, "cloze_template" if cloze_mode else "default_template", None)
-    if default is not None and default.name in {t.name for t in found}:
+    if default is not None:
         found = [default] + [t for t in found if t.name != default.name]
     return found
 
