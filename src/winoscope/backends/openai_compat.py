@@ -20,8 +20,8 @@ Four modes (the ``mode`` option, recorded in ``params``):
   tokens whose ``text_offset`` lies in its continuation. A server that refuses ``max_tokens=0``
   is asked with 1 (the generated token lies after the prompt and is not counted).
 
-Requests run concurrently on one asyncio loop in a background thread (so ``respond`` stays a
-plain iterator), at most ``concurrency`` in flight, spread round-robin over every base URL; a
+Requests run concurrently on one asyncio loop in a background thread (:mod:`.loop_thread`,
+so ``respond`` stays a plain iterator), at most ``concurrency`` in flight, spread round-robin over every base URL; a
 retry goes to the next URL. HTTP is :mod:`.openai_http` (aiohttp): proxies from the environment
 or ``proxy``, same-origin 307/308 redirects, TLS with the system store or ``SSL_CERT_FILE``.
 
@@ -42,7 +42,6 @@ of every error message before any message is cut short.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import random
@@ -56,6 +55,7 @@ from typing import Any
 from ..errors import BackendError
 from ..records import Request, Response
 from .base import backend
+from .loop_thread import iterate_in_thread
 from .openai_http import Transport, proxy_summary
 from .openai_options import build_backend_settings, cli_backend_options, normalise_base_url
 from .openai_parse import (
@@ -222,55 +222,11 @@ class OpenAIBackend:
                 + (" (use --mode cloze)" if "cloze" in wrong else "")
             )
         key = os.environ.get(self.api_key_env, "")
-        # The loop thread appends to a deque; this thread drains it every ``poll`` seconds, so
-        # the two do not hand the GIL over once per response; the last response sets ``ended``.
-        out: deque[Response | BaseException | None] = deque()
-        ended = threading.Event()
-        loop = asyncio.new_event_loop()
-        main: asyncio.Task[None] | None = None
 
-        async def start() -> None:
-            nonlocal main
-            main = asyncio.current_task()
+        async def produce(out: deque[Any], ended: threading.Event) -> None:
             await self._run_all(requests, key, out, ended)
 
-        def thread_main() -> None:
-            try:
-                loop.run_until_complete(start())
-            except asyncio.CancelledError:
-                pass
-            except BaseException as exc:
-                out.append(exc)
-            finally:
-                with contextlib.suppress(Exception):
-                    loop.run_until_complete(loop.shutdown_asyncgens())
-                loop.close()
-                out.append(None)
-                ended.set()
-
-        worker = threading.Thread(target=thread_main, name="winoscope-openai", daemon=True)
-        worker.start()
-        finished = False
-        remaining = len(requests)
-        try:
-            while remaining:
-                if not out:
-                    ended.wait(self.poll)
-                    continue
-                item = out.popleft()
-                if item is None:
-                    finished = True
-                    return
-                if isinstance(item, BaseException):
-                    raise item
-                remaining -= 1
-                yield item
-            finished = True
-        finally:
-            if not finished:
-                with contextlib.suppress(RuntimeError):
-                    loop.call_soon_threadsafe(lambda: main is not None and main.cancel())
-                worker.join(timeout=10)
+        yield from iterate_in_thread(produce, len(requests), self.poll, "winoscope-openai")
 
     async def _run_all(
         self, requests: Sequence[Request], key: str, out: deque[Any], ended: threading.Event
