@@ -9,8 +9,9 @@ HTTP/1.1 only (no HTTP/2).
 
 Proxies follow ``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY``/``NO_PROXY`` with the standard
 library's rules (those of aiohttp's ``trust_env`` too), looked up once per URL when a run
-starts: ``trust_env`` itself looks them up, and reads ``~/.netrc``, in a worker thread for every
-request, which costs more than the request. ``proxy`` (``--proxy``) overrides them.
+starts: ``trust_env`` itself looks them up, and reads ``~/.netrc``, in worker threads for every
+request (two thread hand-offs per request; here about 730 instead of 450 us of client CPU per
+request at 64 in flight). ``proxy`` (``--proxy``) overrides them.
 
 Certificates are checked against the system store, or the file named by ``SSL_CERT_FILE``
 (read when a run starts). Redirects are not left to the library: a POST is re-sent only on a
