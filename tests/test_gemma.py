@@ -15,6 +15,7 @@ import pytest
 
 from conftest import in_ci
 from winoscope.backends import create_backend, gemma
+from winoscope.backends.hf_options import CLOZE_SCORING
 from winoscope.demo import GEMMA_SPEC, demo_models, gemma_note, run_demo
 from winoscope.errors import BackendError
 from winoscope.records import Option, Request
@@ -41,12 +42,13 @@ def test_params_name_the_weights_without_loading_them(tmp_path: Path) -> None:
     b = create_backend("gemma:270m", cache_dir=tmp_path)
     assert (b.kind, b.model) == ("gemma", "270m")
     assert b.params == {
-        "mode": "texts",
+        "mode": "cloze",
         "dtype": "float32",
         "weights": "gemma-3-270m Q4_K_M dequantised",
         "gguf_sha256": gemma.GGUF_SHA256,
-        "prefix": " ",
+        "cloze": CLOZE_SCORING,
     }
+    assert create_backend("gemma:270m", mode="texts", cache_dir=tmp_path).params["prefix"] == " "
     assert not any(tmp_path.iterdir())  # nothing converted until the first request
 
 
@@ -159,10 +161,30 @@ def test_converted_gemma_scores_like_a_plain_reference(gemma_dir: Path) -> None:
             "table",
         ),
     ]
-    texts = {r.request_id: r.option_logprobs for r in create_backend("gemma:270m").respond(reqs)}
-    letters = {
+    texts = {
         r.request_id: r.option_logprobs
+        for r in create_backend("gemma:270m", mode="texts").respond(reqs)
+    }
+    letter_responses = {
+        r.request_id: r
         for r in create_backend("gemma:270m", mode="letters", batch_size=2).respond(reqs)
+    }
+    letters = {k: r.option_logprobs for k, r in letter_responses.items()}
+    cloze = {
+        r.request_id: r
+        for r in create_backend("gemma:270m", batch_size="auto").respond(
+            [
+                Request(
+                    r.request_id,
+                    "cloze",
+                    r.prompt,
+                    tuple(Option(o.label, " " + o.text, o.role) for o in r.options),
+                    r.row_id,
+                    r.item_id,
+                )
+                for r in reqs
+            ]
+        )
     }
 
     tok = AutoTokenizer.from_pretrained(gemma_dir)
@@ -175,11 +197,35 @@ def test_converted_gemma_scores_like_a_plain_reference(gemma_dir: Path) -> None:
             logp = torch.log_softmax(model(input_ids=torch.tensor([p + c])).logits[0], dim=-1)
         return sum(float(logp[len(p) + k - 1, c[k]]) for k in range(len(c)))
 
+    def letter_reference(prompt: str, label: str) -> float:
+        """log of the summed probability of the label's one-token spellings."""
+        twins = {"A": "А", "B": "В"}
+        forms = [label, " " + label]
+        if any("\u0400" <= ch <= "\u04ff" for ch in prompt):
+            forms += [twins[label], " " + twins[label]]
+        ids = {
+            t[0]
+            for t in (tok(f, add_special_tokens=False)["input_ids"] for f in forms)
+            if len(t) == 1
+        }
+        with torch.no_grad():
+            logits = model(input_ids=torch.tensor([tok(prompt)["input_ids"]])).logits[0, -1]
+        p = torch.softmax(logits.double(), dim=-1)
+        return math.log(sum(float(p[i]) for i in ids))
+
     for req in reqs:
+        # Gemma's tokenizer adds BOS: lm-eval's cloze context starts with it, as here
+        assert tok(req.prompt)["input_ids"][0] == tok.bos_token_id
         want_texts = [reference(req.prompt, " " + o.text) for o in req.options]
-        want_letters = [reference(req.prompt, " " + o.label) for o in req.options]
+        want_letters = [letter_reference(req.prompt, o.label) for o in req.options]
+        # cloze continuations " Paris": lm-eval's split of "… of Paris" gives the same ids
         assert texts[req.request_id] == pytest.approx(want_texts, abs=2e-3)
         assert letters[req.request_id] == pytest.approx(want_letters, abs=2e-3)
+        assert 0 < (letter_responses[req.request_id].letter_mass or 0) <= 1
+        assert cloze[req.request_id].option_logprobs == pytest.approx(want_texts, abs=2e-3)
+        assert cloze[req.request_id].option_token_counts == tuple(
+            len(tok(" " + o.text, add_special_tokens=False)["input_ids"]) for o in req.options
+        )
     # real weights, not noise: the model knows the capitals
     assert texts["capital"][0] > texts["capital"][1] + 1.0
     assert texts["uk"][0] > texts["uk"][1] + 1.0

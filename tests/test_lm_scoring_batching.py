@@ -176,3 +176,26 @@ def test_fingerprint_reads_headers_and_commit_comes_from_the_snapshot_path(tiny_
     data[8 + n] ^= 0xFF
     (snap / st.name).write_bytes(bytes(data))
     assert model_fingerprint(snap) != model_fingerprint(tiny_dir)
+
+
+def test_a_prompt_too_big_even_alone_fails_alone(tiny_dir):
+    from test_hf_local import make_requests
+
+    reqs = make_requests(7)
+    backend = create_backend(f"hf:{tiny_dir}", batch_size="auto")
+    lengths = {r.request_id: len(backend.prompt_ids(r.prompt)) for r in reqs}
+    longest = max(lengths.values())
+    big = {rid for rid, n in lengths.items() if n == longest}
+
+    def hook(_module: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        if kwargs["input_ids"].shape[1] >= longest:  # any batch holding the longest prompt
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory")
+
+    handle = backend.load().model.register_forward_pre_hook(hook, with_kwargs=True)
+    try:
+        got = {r.request_id: r for r in backend.respond(reqs)}
+    finally:
+        handle.remove()
+    assert set(got) == {r.request_id for r in reqs}
+    assert {rid for rid, r in got.items() if r.error} == big
+    assert all("out of memory even alone" in (got[rid].error or "") for rid in big)

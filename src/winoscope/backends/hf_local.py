@@ -243,10 +243,13 @@ class HFLocalBackend:
             ]
 
         def fail(i: int, message: str) -> tuple[str, float]:
-            raise BackendError(message)
+            return message, -1.0
 
         for idx, outs in self.sizer.run(ready, [len(prompts[i]) for i in ready], work, fail):
             for i, (text, each) in zip(idx, outs, strict=True):
+                if each < 0:
+                    yield self._error(requests[i], text)
+                    continue
                 yield Response(
                     requests[i].request_id,
                     backend=self.kind,

@@ -131,7 +131,10 @@ def score_prepared(
             out.extend((v, None, each) for v in scored)
         return out
 
+    failures: dict[int, str] = {}
+
     def fail(k: int, message: str) -> tuple[list[float], float | None, float]:
+        failures[k] = message
         return ([], None, -1.0)
 
     sizer = backend.sizer
@@ -141,7 +144,7 @@ def score_prepared(
             for k, (values, mass, each) in zip(batch, results, strict=True):
                 item = ready[k]
                 if each < 0:
-                    yield backend._error(item.req, "out of memory even at batch size 1")
+                    yield backend._error(item.req, failures.get(k, "out of memory"))
                     continue
                 yield _scored(backend, item, values, mass, each)
 
