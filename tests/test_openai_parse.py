@@ -3,8 +3,12 @@ the server's identity in the store key (values worked out by hand)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -39,50 +43,60 @@ def test_the_key_is_masked_before_the_body_is_cut(start: int) -> None:
     assert "***" in text or start + len("***") > 200
 
 
+@contextmanager
+def serve(handler: Any) -> Iterator[str]:
+    """A one-route aiohttp server answering POST /v1/chat/completions with ``handler``."""
+    loop = asyncio.new_event_loop()
+    state: dict = {}
+    ready = threading.Event()
+
+    async def start() -> None:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", handler)
+        runner = web.AppRunner(app, handle_signals=False)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        state["runner"] = runner
+        state["port"] = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    def main() -> None:
+        loop.run_until_complete(start())
+        ready.set()
+        loop.run_forever()
+        loop.run_until_complete(state["runner"].cleanup())
+
+    t = threading.Thread(target=main, daemon=True)
+    t.start()
+    ready.wait(10)
+    try:
+        yield f"http://127.0.0.1:{state['port']}/v1"
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        t.join(10)
+
+
+def test_a_key_echoed_in_a_redirect_location_is_masked_in_the_stop(monkeypatch) -> None:
+    async def redirect(request: web.Request) -> web.Response:
+        auth = (request.headers.get("Authorization") or "").replace(" ", "+")
+        return web.Response(status=301, headers={"Location": f"/elsewhere?auth={auth}"})
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with serve(redirect) as url, pytest.raises(BackendError) as info:
+        ask(url, [Request("q", "choice", "p", (Option("A", "a", "t"),), "r", "i")])
+    assert "HTTP 301" in str(info.value) and "/elsewhere?auth=Bearer+***" in str(info.value)
+    assert KEY[:6] not in str(info.value)
+
+
 def test_an_echoed_key_never_reaches_an_error_at_any_offset(monkeypatch) -> None:
     """A real server answers 400 with the Authorization header at a different offset for each
     request, around the 200-character cut: no prefix of the key survives in any error."""
-    from contextlib import contextmanager
 
     async def echo(request: web.Request) -> web.Response:
         body = json.loads(await request.read())
         pad = int(body["messages"][-1]["content"].split("#")[1])
         text = "x" * pad + (request.headers.get("Authorization") or "")
         return web.Response(status=400, text=text)
-
-    @contextmanager
-    def serve():
-        import asyncio
-        import threading
-
-        loop = asyncio.new_event_loop()
-        state: dict = {}
-        ready = threading.Event()
-
-        async def start() -> None:
-            app = web.Application()
-            app.router.add_post("/v1/chat/completions", echo)
-            runner = web.AppRunner(app, handle_signals=False)
-            await runner.setup()
-            site = web.TCPSite(runner, "127.0.0.1", 0)
-            await site.start()
-            state["runner"] = runner
-            state["port"] = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-
-        def main() -> None:
-            loop.run_until_complete(start())
-            ready.set()
-            loop.run_forever()
-            loop.run_until_complete(state["runner"].cleanup())
-
-        t = threading.Thread(target=main, daemon=True)
-        t.start()
-        ready.wait(10)
-        try:
-            yield f"http://127.0.0.1:{state['port']}/v1"
-        finally:
-            loop.call_soon_threadsafe(loop.stop)
-            t.join(10)
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     head = len("Bearer ")
@@ -91,7 +105,7 @@ def test_an_echoed_key_never_reaches_an_error_at_any_offset(monkeypatch) -> None
         for p in range(200 - head - len(KEY) - 2, 202)
     ]
     out: dict = {}
-    with serve() as url:  # in batches under the early stop (the same failure 20 times)
+    with serve(echo) as url:  # in batches under the early stop (the same failure 20 times)
         for k in range(0, len(reqs), 15):
             out.update(ask(url, reqs[k : k + 15], concurrency=4))
     assert len(out) == len(reqs)

@@ -313,6 +313,8 @@ class OpenAIBackend:
                             wait = min(wait, self.retry_after_cap)
                     raise RetryableError(f"HTTP {status}: {detail}", wait)
                 raise RequestFailed(f"HTTP {status}: {detail}", signature=f"HTTP {status}")
+            except BackendError as exc:  # a stop names a Location or a body: mask the key
+                raise BackendError(redact(str(exc), key)) from None
             except RetryableError as exc:
                 last, wait = str(exc), exc.wait
             except RequestFailed as exc:
@@ -328,9 +330,8 @@ class OpenAIBackend:
             except TimeoutError:
                 last = f"timed out after {self.timeout:g} s"
             except aiohttp.ClientHttpProxyError as exc:
-                raise BackendError(
-                    f"the proxy refused the connection to {url}: HTTP {exc.status} {exc.message}"
-                ) from None
+                why = redact(f"HTTP {exc.status} {exc.message}", key)
+                raise BackendError(f"the proxy refused the connection to {url}: {why}") from None
             except (aiohttp.ClientError, OSError) as exc:
                 last = f"{type(exc).__name__}: {exc}"
             if attempt >= self.max_retries:
