@@ -343,6 +343,16 @@ def test_bad_specs_and_options_are_clear_errors(tmp_path, tiny_dir):
         create_backend(f"hf:{tiny_dir}", batch_size=0)
     with pytest.raises(BackendError, match="chat"):
         create_backend(f"hf:{tiny_dir}", chat="maybe")
+    with pytest.raises(BackendError, match="revision= applies to hub ids"):
+        create_backend(f"hf:{tiny_dir}", revision="main")
+    with pytest.raises(BackendError, match="at revision v9"):
+        create_backend("hf:no-such-org/no-such-model", revision="v9")
+    with pytest.raises(BackendError, match="verify='all'"):
+        create_backend(f"hf:{tiny_dir}", verify="all")
+    with pytest.raises(BackendError, match="batch_size='big'"):
+        create_backend(f"hf:{tiny_dir}", batch_size="big")
+    with pytest.raises(BackendError, match="chat=true: the tokenizer has no chat template"):
+        create_backend(f"hf:{tiny_dir}", chat=True)
     empty = tmp_path / "empty"
     empty.mkdir()
     backend = create_backend(f"hf:{empty}")
