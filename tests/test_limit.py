@@ -104,3 +104,14 @@ def test_a_full_run_is_not_marked(tmp_path: Path) -> None:
 def test_limit_must_be_a_positive_whole_number(bad: object) -> None:
     with pytest.raises(TaskError, match="limit="):
         run("winobias-uk", "baseline:agreement", limit=bad)  # type: ignore[arg-type]
+
+
+def test_compare_flags_a_partial_run(tmp_path: Path) -> None:
+    from winoscope.report.compare import compare_runs
+
+    run("winobias-uk", "baseline:agreement", out=tmp_path / "runs" / "full", n_boot=20)
+    run("winobias-uk", "baseline:first", out=tmp_path / "runs" / "part", n_boot=20, limit=1)
+    cmp = compare_runs([tmp_path / "runs" / "full", tmp_path / "runs" / "part"], tmp_path / "c")
+    assert any("part is a partial run (--limit 1: 20 of 76 rows)" in f for f in cmp.flags)
+    md = (tmp_path / "c" / "compare.md").read_text()
+    assert "baseline:first †" in md and "partial run (--limit 1" in md

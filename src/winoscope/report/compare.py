@@ -120,6 +120,14 @@ def consistency_flags(runs: Sequence[RunDir]) -> tuple[list[str], set[int]]:
                     for v in sorted(values)
                 )
                 messages.append(f"{task}: runs use different {what} ({detail})")
+    for i, r in enumerate(runs):  # a smoke test (--limit) is never a result to compare
+        partial = r.manifest.get("partial") or {}
+        if partial:
+            flagged.add(i)
+            messages.append(
+                f"{r.task}: {r.path.name} is a partial run (--limit {partial.get('limit')}: "
+                f"{partial.get('rows')} of {partial.get('rows_total')} rows)"
+            )
     return messages, flagged
 
 
