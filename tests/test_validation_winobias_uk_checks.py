@@ -121,3 +121,23 @@ def test_sentence_length_against_the_mm_variant(tmp_path: Path) -> None:
     # within the tolerance: three words more on ten is not flagged
     ok = _edit(sample_frame(), 1, "новий макет.", "новий макет учора ввечері знову.")
     assert _issues(tmp_path, ok) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("a „b“ c", None),
+        ("a “b” c", None),
+        ("a «b» (c)", None),
+        ('"a" b', None),
+        ("a «b", "'«' is never closed"),
+        ("a b»", "'»' closes nothing"),
+        ("(a «b)»", "')' closes nothing"),
+        ("a „b” c", "'”' closes nothing"),
+        ('"a b', 'an odd number of straight quotes (")'),
+    ],
+)
+def test_quote_and_bracket_pairs(text: str, problem: str | None) -> None:
+    from winoscope.datasets.checks_winobias_uk import _unbalanced
+
+    assert _unbalanced(text) == problem

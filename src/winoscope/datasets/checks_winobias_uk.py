@@ -37,7 +37,7 @@ PRONOUNS: dict[str, frozenset[str]] = {
     "female": frozenset({"вона", "її", "їй", "нею", "неї", "ній"}),
 }
 TERMINAL = re.compile(r"[.!?…][»”\"')\]]*$")
-PAIRS = {"(": ")", "«": "»", "„": "“"}
+PAIRS = {"(": ")", "«": "»", "„": "“", "“": "”"}
 SPACE_BEFORE = re.compile(r"\s[,.!?;:]")
 
 
@@ -121,10 +121,14 @@ def check_occupation_forms(row: dict, i: int, iid: str) -> list[Issue]:  # type:
 
 
 def _unbalanced(text: str) -> str | None:
+    """What is unbalanced: « », ( ), „ “ and “ ” pair up (“ closes „, else opens ”), and
+    straight double quotes come in pairs."""
     stack: list[str] = []
     closers = {v: k for k, v in PAIRS.items()}
     for ch in text:
-        if ch in PAIRS:
+        if ch == "“" and stack and stack[-1] == "„":
+            stack.pop()  # „…“; otherwise “ opens the English-style “…”
+        elif ch in PAIRS:
             stack.append(ch)
         elif ch in closers:
             if not stack or stack[-1] != closers[ch]:
