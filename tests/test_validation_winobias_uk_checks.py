@@ -141,3 +141,24 @@ def test_quote_and_bracket_pairs(text: str, problem: str | None) -> None:
     from winoscope.datasets.checks_winobias_uk import _unbalanced
 
     assert _unbalanced(text) == problem
+
+
+def test_every_singular_case_form_of_the_lexicon_reads_back() -> None:
+    """The occupation-forms check on every singular case form (vocative aside) of all 80
+    lexicon forms: each reads back to its own form and never to the other gender's."""
+    from winoscope.datasets.checks_winobias_uk import _noun_lemmas
+    from winoscope.morphology import analyzer
+
+    checked = 0
+    for masc, fem in lexicon().values():
+        for form, other in ((masc, fem), (fem, masc)):
+            own = [p for p in analyzer().parse(form) if p.tag.POS == "NOUN"]
+            own = [p for p in own if p.normal_form == form]
+            assert own, form
+            for f in own[0].lexeme:
+                if "plur" in f.tag or "voct" in f.tag:
+                    continue
+                lemmas = _noun_lemmas(f.word)
+                assert form in lemmas and other not in lemmas, (form, f.word, lemmas)
+                checked += 1
+    assert checked > 400
