@@ -112,3 +112,21 @@ def test_prompt_naming_another_entity(tmp_path: Path) -> None:
         "prompt_uk",
         "option B 'пацієнт' is not the participant 'клієнт'",
     )
+
+
+def test_entity_readings_of_the_occupation_lexicon() -> None:
+    """Every masculine and feminine form of the 40-entry occupation lexicon reads as its gender
+    and each of its nominative plurals as plural only."""
+    from winoscope.datasets.checks_winobias_uk import lexicon
+    from winoscope.datasets.checks_winopron_uk import _readings
+    from winoscope.morphology import analyzer
+
+    for masc, fem in lexicon().values():
+        assert "male" in _readings(masc), masc
+        assert "female" in _readings(fem), fem
+        for form in (masc, fem):
+            own = [p for p in analyzer().parse(form) if p.tag.POS == "NOUN"]
+            lexeme = next(p for p in own if p.normal_form == form).lexeme
+            for f in lexeme:
+                if "plur" in f.tag and "nomn" in f.tag:
+                    assert _readings(f.word) == {"plural"}, (form, f.word)

@@ -32,7 +32,7 @@ def _readings(word: str) -> set[str]:
     out = set()
     for p in analyzer().parse(word.lower()):
         tag = p.tag
-        if tag.POS != "NOUN" or tag.case != "nomn":
+        if tag.POS != "NOUN" or tag.case not in ("nomn", None):  # some entries carry no case
             continue
         if tag.number == "plur":
             out.add("plural")
