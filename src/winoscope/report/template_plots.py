@@ -76,6 +76,7 @@ def template_figure(per_template: pd.DataFrame, summary: pd.DataFrame) -> Figure
         sd = "–" if math.isnan(row.sd) else f"{row.sd:.3f}"
         ax.set_xlabel(f"mean {row.mean:.3f}, sd {sd}", fontsize=8)
         ax.set_yticks(y, templates)
+        ax.set_ylim(-0.6, len(templates) - 0.4)  # half a row of room above and below
         ax.grid(axis="x", color="#dddddd", lw=0.6)
         ax.set_axisbelow(True)
     for ax in list(axes.flat)[n:]:
