@@ -322,6 +322,13 @@ def test_cli_repeated_template_and_directory(tmp_path: Path) -> None:
     assert done.exit_code == 2 and "uk-plain-v1" in done.output
 
 
+def test_a_limited_run_says_so() -> None:
+    res = run_templates("winobias-uk", "baseline:agreement", UK3[:2], n_boot=20, limit=1)
+    assert res.manifest["partial"]["limit"] == 1
+    assert res.notes[0].startswith("Partial run (--limit 1)")
+    assert res.manifest["outcome"]["requests"] == 2 * res.manifest["partial"]["requests"]
+
+
 def test_templates_directory_and_builtin(tmp_path: Path) -> None:
     d = tmp_path / "tmpl"
     d.mkdir()

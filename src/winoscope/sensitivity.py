@@ -213,6 +213,12 @@ def run_templates(
         t, backend, chosen, runs, seed=seed, n_boot=n_boot, joint=joint, started=started
     )
     manifest["responses"] = {"store": None if store_path is None else store_path.name}
+    partial = runs[0].manifest.get("partial")
+    if partial:  # --limit: every template asked the same part of the data
+        from .limit import partial_note
+
+        manifest["partial"] = partial
+        notes.insert(0, str(partial_note(manifest)))
     result = SensitivityResult(t, chosen, runs, per_template, summary, manifest, notes=notes)
     if out_dir is not None:
         from .report.sensitivity_page import write_sensitivity
