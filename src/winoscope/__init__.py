@@ -21,6 +21,7 @@ from .errors import BackendError, DatasetError, ScoringError, TaskError, Winosco
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .api import list_tasks, load_dataset, validate
+    from .compare.difference import DiffResult, diff
     from .runner import RunResult, run, score
     from .sensitivity import SensitivityResult, run_templates
 
@@ -33,18 +34,22 @@ _LAZY = {
     "run": ".runner",
     "score": ".runner",
     "SensitivityResult": ".sensitivity",
+    "DiffResult": ".compare.difference",
+    "diff": ".compare.difference",
     "run_templates": ".sensitivity",
 }
 
 __all__ = [
     "BackendError",
     "DatasetError",
+    "DiffResult",
     "RunResult",
     "ScoringError",
     "SensitivityResult",
     "TaskError",
     "WinoscopeError",
     "__version__",
+    "diff",
     "list_tasks",
     "load_dataset",
     "run",

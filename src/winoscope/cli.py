@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .compare.cli_diff import crosslingual_command, diff_command
 from .datasets.validation import ValidationFailed
 from .errors import WinoscopeError
 from .occupations.cli_associate import COMBINE_HELP, associate_command
@@ -415,7 +416,11 @@ def demo(
         _fail(exc)
         return
     print(summary)
-    out_console.print(f"wrote {out}/README.md and one run directory per model", highlight=False)
+    out_console.print(
+        f"wrote {out}/index.html (open it), README.md, comparison/ and one run directory per "
+        "model",
+        highlight=False,
+    )
 
 
 @app.command()
@@ -584,6 +589,8 @@ def correlate(
 
 app.command("associate")(associate_command)
 app.command("coref-export")(coref_export_command)
+app.command("diff")(diff_command)
+app.command("crosslingual")(crosslingual_command)
 
 
 def print_summary(metrics, title: str) -> None:  # type: ignore[no-untyped-def]

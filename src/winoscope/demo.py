@@ -115,7 +115,27 @@ def run_demo(
         "intervals. " + gemma_note(lm) + "\n\n" + table + "\n" + report_links(results, out),
         encoding="utf-8",
     )
+    write_demo_index(results, out)
     return table
+
+
+def write_demo_index(results: list[RunResult], out: Path) -> Path:
+    """``OUT/index.html``: the comparison of every demo run (``OUT/comparison``) and each run's
+    report on one page."""
+    from .report.compare import compare_runs
+    from .report.index import Page, write_index
+
+    dirs = [rr.out_dir for rr in results if rr.out_dir is not None]
+    cmp = compare_runs(dirs, out / "comparison")
+    return write_index(
+        cmp.runs,
+        out,
+        pages=[
+            Page("Comparison of all runs", "comparison/compare.html", "tables and forest plot"),
+            Page("README.md", "README.md", "the summary table in Markdown"),
+        ],
+        title="winoscope demo",
+    )
 
 
 def report_links(results: list[RunResult], out: Path) -> str:

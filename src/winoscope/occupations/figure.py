@@ -3,7 +3,12 @@
 One panel per collocate set (small, medium, large): real-world % female on the x-axis, corpus
 % female on the y-axis, one point per occupation, the diagonal, the convex curve of perfect
 correspondence after correcting for the corpus-wide female share q, and dashed horizontal
-lines at y(1/3) and y(2/3) dividing the corrected zones.
+lines at y(1/3) and y(2/3) dividing the corrected zones. A legend under the panels names each
+of these; ``label_points`` names the occupations where a label fits without overlapping
+(:func:`winoscope.report.labels.place_labels`).
+
+Drawn on an explicit :class:`~matplotlib.figure.Figure` inside a local ``rc_context``: no
+backend is selected and the caller's rcParams are untouched.
 """
 
 from __future__ import annotations
@@ -15,6 +20,12 @@ import numpy as np
 from .association import AssociationResult, corrected_curve, zone_lines
 from .scan.counts import SETS
 
+SET_NAMES = {
+    "small": "small set (pronouns)",
+    "medium": "medium set (+ gendered nouns)",
+    "large": "large set (+ first names)",
+}
+
 
 def plot_association(
     result: AssociationResult, path: str | Path, *, label_points: bool = False
@@ -24,44 +35,63 @@ def plot_association(
     Needs real-world shares (``associate(..., statistics=...)``).
     """
     import matplotlib
+    from matplotlib.lines import Line2D
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ..report.labels import place_labels
+    from ..report.plots import BLUE, STYLE, VERMILLION, new_figure
 
     occ = result.occupations
     if "real_world" not in occ.columns:
         raise ValueError("the figure needs real-world statistics (pass --stats)")
     path = Path(path)
-    fig, axes = plt.subplots(1, len(SETS), figsize=(11, 3.9), sharey=True)
-    grid = np.linspace(0.0005, 0.9995, 400)
-    for ax, s in zip(axes, SETS, strict=True):
-        part = occ[(occ["set"] == s) & occ["real_world"].notna() & occ["pct_female"].notna()]
-        q = result.q(s)
-        ax.plot([0, 100], [0, 100], color="0.8", lw=0.8, zorder=1)
-        if q == q:  # not NaN
-            ax.plot(grid * 100, np.asarray(corrected_curve(grid, q)) * 100, color="C3", lw=1.4)
-            for y in zone_lines(q):
-                ax.axhline(y * 100, color="0.35", ls="--", lw=0.9)
-        ax.axvline(100 / 3, color="0.85", lw=0.6)
-        ax.axvline(200 / 3, color="0.85", lw=0.6)
-        ax.scatter(part["real_world"] * 100, part["pct_female"] * 100, s=14, color="C0", zorder=3)
-        if label_points:
-            for row in part.itertuples(index=False):
-                ax.annotate(
-                    row.occupation,
-                    (row.real_world * 100, row.pct_female * 100),
-                    fontsize=6,
-                    xytext=(2, 2),
-                    textcoords="offset points",
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(1, len(SETS), figsize=(11, 4.4), sharey=True, dpi=150)
+        grid = np.linspace(0.0005, 0.9995, 400)
+        parts = {}
+        for ax, s in zip(axes, SETS, strict=True):
+            part = occ[(occ["set"] == s) & occ["real_world"].notna() & occ["pct_female"].notna()]
+            parts[s] = part
+            q = result.q(s)
+            ax.plot([0, 100], [0, 100], color="0.75", lw=0.8, zorder=1)
+            if q == q:  # not NaN
+                ax.plot(
+                    grid * 100, np.asarray(corrected_curve(grid, q)) * 100, color=VERMILLION, lw=1.4
                 )
-        qtext = "q = n/a" if q != q else f"q = {q:.3f}"
-        ax.set_title(f"{s} collocate set ({qtext}, n = {len(part)})", fontsize=9)
-        ax.set_xlim(0, 100)
-        ax.set_ylim(0, 100)
-        ax.set_xlabel("% female (real world)")
-    axes[0].set_ylabel("% female (corpus)")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=150)
-    plt.close(fig)
+                for y in zone_lines(q):
+                    ax.axhline(y * 100, color="0.35", ls="--", lw=0.9)
+            ax.axvline(100 / 3, color="0.88", lw=0.6)
+            ax.axvline(200 / 3, color="0.88", lw=0.6)
+            ax.scatter(
+                part["real_world"] * 100, part["pct_female"] * 100, s=14, color=BLUE, zorder=3
+            )
+            qtext = "q = n/a" if q != q else f"q = {q:.3f}"
+            ax.set_title(
+                f"{SET_NAMES.get(s, s)}\n{qtext}, n = {len(part)}", fontsize=9, fontweight="normal"
+            )
+            ax.set_xlim(0, 100)
+            ax.set_ylim(0, 100)
+            ax.set_xlabel("% female (real world)")
+        axes[0].set_ylabel("% female (corpus)")
+        handles = [
+            Line2D([], [], marker="o", ls="none", color=BLUE, ms=4, label="occupation"),
+            Line2D([], [], color="0.75", lw=0.8, label="corpus = real world"),
+            Line2D(
+                [], [], color=VERMILLION, lw=1.4, label="perfect correspondence, corrected for q"
+            ),
+            Line2D([], [], color="0.35", ls="--", lw=0.9, label="zone boundaries y(1/3), y(2/3)"),
+        ]
+        fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False, fontsize=8)
+        fig.tight_layout(rect=(0, 0.07, 1, 1))
+        if label_points:
+            for ax, s in zip(axes, SETS, strict=True):
+                part = parts[s]
+                place_labels(
+                    ax,
+                    list(part["real_world"] * 100),
+                    list(part["pct_female"] * 100),
+                    [str(o) for o in part["occupation"]],
+                )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        meta = {"Software": None} if path.suffix == ".png" else None
+        fig.savefig(path, dpi=150, metadata=meta)
     return path

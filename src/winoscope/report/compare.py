@@ -8,6 +8,7 @@
     compare.md     one Markdown table per task (macro averages, value [95% CI])
     compare.tex    the same as booktabs LaTeX tables
     compare.html   self-contained page with a forest plot of signed gaps per model and task
+    index.html     one page linking compare.html and every run's report.html
     plots/forest_gaps.png, plots/forest_gaps.svg
 
 Runs of one task made on different data (revision / commit / file sha256, or a different sha256
@@ -68,6 +69,10 @@ class Comparison:
     tidy: pd.DataFrame
     flags: list[str] = field(default_factory=list)
     out: Path | None = None
+
+    def to_frame(self) -> pd.DataFrame:
+        """The tidy table: task, model, run, dataset, prompt, metric, stratum, value, CI, n."""
+        return self.tidy.copy()
 
 
 def expand_run_paths(args: Iterable[str | Path]) -> list[Path]:
@@ -152,13 +157,15 @@ def tidy_table(runs: Sequence[RunDir], flagged: set[int] | None = None) -> pd.Da
 
 def macro_rows(tidy: pd.DataFrame) -> pd.DataFrame:
     """Macro rows; a run without strata contributes its single stratum instead."""
-    parts = []
-    for _, g in tidy.groupby(["task", "model"], sort=False):
-        macro = g[g["split"].astype(str) == "macro"]
-        if macro.empty and len(g[["split", "type"]].drop_duplicates()) == 1:
-            macro = g
-        parts.append(macro)
-    return pd.concat(parts, ignore_index=True) if parts else tidy.iloc[0:0]
+    if tidy.empty:
+        return tidy.iloc[0:0]
+    split = tidy["split"].astype(str)
+    is_macro = split.eq("macro")
+    run = tidy["task"].astype(str) + "\x00" + tidy["model"].astype(str)
+    has_macro = is_macro.groupby(run, sort=False).transform("any")
+    stratum = split + "\x00" + tidy["type"].astype(str)
+    single = stratum.groupby(run, sort=False).transform("nunique").eq(1)
+    return tidy[is_macro | (~has_macro & single)].reset_index(drop=True)
 
 
 def task_metrics(macro: pd.DataFrame, task: str) -> list[str]:
@@ -339,6 +346,14 @@ def compare_runs(paths: Iterable[str | Path], out: str | Path) -> Comparison:
     figures: list[SavedFigure] = [save_figure(fig, out_dir / "plots")] if fig else []
     (out_dir / "compare.html").write_text(
         render_compare_html(runs, tidy, flags, figures, out_dir), encoding="utf-8"
+    )
+    from .index import Page, write_index
+
+    write_index(
+        runs,
+        out_dir,
+        pages=[Page("Comparison", "compare.html", "headline tables and the forest plot of gaps")],
+        title=f"winoscope: {len(runs)} runs",
     )
     return Comparison(runs, tidy, flags, out_dir)
 

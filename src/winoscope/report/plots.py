@@ -64,7 +64,7 @@ GENDER_TOKENS = (
 )
 DPI = 144
 
-STYLE: dict[str, Any] = {
+STYLE: dict[Any, Any] = {  # rc_context wants its literal key type
     "svg.hashsalt": "winoscope",
     "font.size": 9,
     "axes.spines.top": False,
@@ -368,22 +368,33 @@ def gap_figure(metrics: pd.DataFrame, names: Sequence[str]) -> Figure:
 def _forest(
     ax: Axes, labels: Sequence[str], values: np.ndarray, emphasise: Sequence[bool]
 ) -> None:
-    """Shared by the run gap plot and the comparison forest plot (rows top to bottom)."""
+    """Shared by the run gap plot and the comparison forest plot (rows top to bottom).
+
+    Rows are drawn with one ``errorbar`` call per look (colour x emphasis), not one per row, so
+    a comparison of many runs stays quick to draw."""
     y = np.arange(len(labels))[::-1]
-    for yi, (v, lo, hi), strong in zip(y, values, emphasise, strict=True):
-        excludes_zero = not np.isnan(lo) and (lo > 0 or hi < 0)
-        colour = (VERMILLION if v > 0 else BLUE) if excludes_zero else "#555555"
-        ax.errorbar(
-            [v],
-            [yi],
-            xerr=_err(np.array([v]), np.array([lo]), np.array([hi])),
-            fmt="D" if strong else "o",
-            ms=7 if strong else 5,
-            capsize=3,
-            color=colour,
-            mfc=colour if excludes_zero else "white",
-            lw=1.8 if strong else 1.2,
-        )
+    values = np.asarray(values, dtype=float).reshape(-1, 3)
+    v, lo, hi = values[:, 0], values[:, 1], values[:, 2]
+    excludes = ~np.isnan(lo) & ((lo > 0) | (hi < 0))
+    strong = np.asarray(emphasise, dtype=bool)
+    side = np.where(~excludes, 0, np.where(v > 0, 1, -1))
+    for s in (0, 1, -1):
+        colour = {0: "#555555", 1: VERMILLION, -1: BLUE}[s]
+        for emph in (True, False):
+            rows = (side == s) & (strong == emph)
+            if not rows.any():
+                continue
+            ax.errorbar(
+                v[rows],
+                y[rows],
+                xerr=_err(v[rows], lo[rows], hi[rows]),
+                fmt="D" if emph else "o",
+                ms=7 if emph else 5,
+                capsize=3,
+                color=colour,
+                mfc=colour if s != 0 else "white",
+                lw=1.8 if emph else 1.2,
+            )
     ax.axvline(0, color="black", lw=0.8)
     ax.set_yticks(y, [plain(x) for x in labels])
     finite = values[np.isfinite(values)] if values.size else np.array([0.0])

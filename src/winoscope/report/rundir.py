@@ -84,7 +84,46 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data
 
 
+_NUMBERS = ("value", "ci_low", "ci_high")
+_KNOWN = {f.name for f in METRICS_SCHEMA.fields}
+
+
+def _read_metrics_fast(path: Path) -> pd.DataFrame | None:
+    """The common case in one typed read (``compare`` reads many runs): every column known,
+    every number parses, no empty name. None sends the file to the checked reader, which names
+    the bad cell."""
+    try:
+        table = pd.read_csv(
+            path,
+            dtype={"metric": str, "split": str, "type": str},
+            keep_default_na=False,
+            na_values={c: ["", "nan", "NaN", "NA", "null"] for c in _NUMBERS},
+        )
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError):
+        return None
+    cols = set(table.columns)
+    if not len(table) or not cols <= _KNOWN or not {"metric", "n"} <= cols:
+        return None
+    ints = [c for c in ("n", "n_strata") if c in cols]
+    if any(table[c].dtype.kind not in "fi" for c in _NUMBERS if c in cols):
+        return None
+    if any(table[c].dtype.kind != "i" for c in ints) or bool(table["metric"].eq("").any()):
+        return None
+    for c in ("metric", "split", "type"):  # object columns, as the checked reader gives
+        table[c] = table[c].astype(object) if c in cols else ""
+    for c in _NUMBERS:
+        table[c] = table[c].astype(float) if c in cols else float("nan")
+    return table
+
+
 def read_metrics_csv(path: Path) -> pd.DataFrame:
+    fast = _read_metrics_fast(path)
+    if fast is not None:
+        if "n_strata" not in fast.columns:  # runs written before n_strata was a column
+            fast["n_strata"] = pd.array(
+                [pd.NA if s == "macro" else 1 for s in fast["split"]], dtype="Int64"
+            )
+        return fast[METRIC_COLUMNS + [c for c in fast.columns if c not in METRIC_COLUMNS]]
     try:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:

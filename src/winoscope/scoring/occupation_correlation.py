@@ -266,55 +266,35 @@ def plot_correlation(
     statistic_columns: Sequence[str] | None = None,
     correlations: pd.DataFrame | None = None,
     title: str | None = None,
+    label_points: bool = True,
 ) -> Path:
-    """Scatter plot, one panel per statistic: x = % women, y = the measure (in %)."""
-    import matplotlib
+    """Scatter plot (:func:`winoscope.report.correlation_figure.correlation_figure`): one panel
+    per pronoun gender, one row per statistic, x = the statistic, y = the share of that
+    pronoun's items resolved to the occupation, occupations labelled without overlaps.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    ``measure`` and ``title`` are kept for callers; the figure carries no title (the page's
+    caption names the run) and shows every pronoun's share rather than one measure.
+    """
     from ..occupations.stats import statistic_columns as stat_cols
+    from ..report.correlation_figure import correlation_figure
+    from ..report.plots import STYLE
 
+    del measure, title
     columns = list(statistic_columns or stat_cols(statistics))
     joined = shares.assign(_key=_key(shares["occupation"])).merge(
         statistics.assign(_key=_key(statistics["occupation"]))[["_key", *columns]],
         on="_key",
         how="inner",
     )
-    fig, axes = plt.subplots(1, len(columns), figsize=(4.2 * len(columns), 4), squeeze=False)
-    for ax, col in zip(axes[0], columns, strict=True):
-        both = joined[["occupation", measure, col]].dropna()
-        ax.scatter(100 * both[col], 100 * both[measure], s=18, alpha=0.8)
-        for occ, xv, yv in both[["occupation", col, measure]].itertuples(index=False):
-            ax.annotate(str(occ), (100 * xv, 100 * yv), fontsize=6, alpha=0.7)
-        ax.set_xlim(0, 100)
-        if measure == PREFERENCE:
-            ax.set_ylim(-105, 105)
-            ax.axhline(0, color="grey", lw=0.8)
-        else:
-            ax.set_ylim(-5, 105)
-        ax.set_xlabel(f"% women ({col})")
-        ax.set_ylabel(
-            "% female minus % male pronouns resolved to the occupation"
-            if measure == PREFERENCE
-            else f"% {measure} pronouns resolved to the occupation"
-        )
-        label = col
-        if correlations is not None:
-            sel = correlations[
-                (correlations["measure"] == measure) & (correlations["statistic"] == col)
-            ]
-            vals = {m: v for m, v in zip(sel["method"], sel["value"], strict=True)}
-            if vals:
-                label += f"\nr = {vals.get('pearson', math.nan):.2f}, rho = {vals.get('spearman', math.nan):.2f}"
-        ax.set_title(label, fontsize=9)
-    if title:
-        fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    fig, _ = correlation_figure(
+        joined, columns, correlations=correlations, label_points=label_points
+    )
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    import matplotlib
+
+    with matplotlib.rc_context(STYLE):
+        fig.savefig(out, dpi=150, metadata={"Software": None} if out.suffix == ".png" else None)
     return out
 
 
@@ -324,6 +304,10 @@ class CorrelationResult:
     correlations: pd.DataFrame
     unmatched: dict[str, list[str]]
     files: list[Path] = field(default_factory=list)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The correlations: measure, statistic, method, value, CI, p-value, n."""
+        return self.correlations.copy()
 
 
 def correlate_run(

@@ -1,0 +1,101 @@
+"""``winoscope diff``: the paired comparison of two runs (registered in cli)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..errors import WinoscopeError
+
+out_console = Console()
+err_console = Console(stderr=True)
+
+
+def diff_command(
+    run_a: Annotated[Path, typer.Argument(help="Run A (the reference, e.g. the base model).")],
+    run_b: Annotated[Path, typer.Argument(help="Run B (e.g. the mitigated model): B - A.")],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write diff.csv, .md, .tex, .json and diff.html with a forest plot here."
+        ),
+    ] = None,
+    bootstrap: Annotated[
+        int | None, typer.Option(help="Bootstrap replicates (default: run A's).")
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Bootstrap seed (default: run A's).")] = None,
+    unpaired: Annotated[
+        bool, typer.Option("--unpaired", help="Resample B independently of A (for comparison).")
+    ] = False,
+) -> None:
+    """B - A for every metric and stratum of two runs of one task on the same data, with 95%
+    paired bootstrap intervals, Holm-adjusted p-values, McNemar tests and verdicts."""
+    from .difference import diff
+
+    try:
+        res = diff(run_a, run_b, out=out, n_boot=bootstrap, seed=seed, paired=not unpaired)
+    except WinoscopeError as exc:
+        err_console.print(
+            f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True
+        )
+        raise typer.Exit(2) from None
+    head = res.headline()
+    table = Table("metric", "A", "B", "B − A", "95% CI", "p (Holm)", title=f"{res.task}: B − A")
+    for r in head.itertuples(index=False):
+        name = f"abs({r.metric})" if r.measure == "|B| - |A|" else str(r.metric)
+        ci = "–" if r.ci_low != r.ci_low else f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]"
+        table.add_row(
+            name, f"{r.value_a:.3f}", f"{r.value_b:.3f}", f"{r.diff:+.3f}", ci, f"{r.p_holm:.3g}"
+        )
+    out_console.print(table)
+    for line in res.verdicts:
+        out_console.print(line, highlight=False, markup=False, soft_wrap=True)
+    for note in res.notes:
+        err_console.print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
+    if out is not None:
+        out_console.print(
+            f"wrote {out}/diff.csv, diff.md, diff.tex, diff.json, diff.html", highlight=False
+        )
+
+
+def crosslingual_command(
+    run_uk: Annotated[Path, typer.Argument(help="A WinoBias-UK run (task winobias-uk).")],
+    run_en: Annotated[Path, typer.Argument(help="The same model on English WinoBias.")],
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Write crosslingual.csv, _agreement.csv and _occupations.csv here."),
+    ] = None,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+) -> None:
+    """Join a Ukrainian and an English run of one model on their shared WinoBias source items:
+    accuracy and gap per language, UK - EN with paired intervals, per-item agreement."""
+    from .crosslingual import crosslingual
+
+    try:
+        res = crosslingual(run_uk, run_en, out=out, n_boot=bootstrap, seed=seed)
+    except WinoscopeError as exc:
+        err_console.print(
+            f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True
+        )
+        raise typer.Exit(2) from None
+    macro = res.table[res.table["split"] == "macro"]
+    table = Table("metric", "UK", "EN", "UK − EN", "95% CI", title="shared items, macro")
+    for r in macro.itertuples(index=False):
+        ci = "–" if r.ci_low != r.ci_low else f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]"
+        table.add_row(str(r.metric), f"{r.uk:.3f}", f"{r.en:.3f}", f"{r.diff:+.3f}", ci)
+    out_console.print(table)
+    a = res.agreement[res.agreement["condition"] == "all"].iloc[0]
+    out_console.print(
+        f"{res.settings['shared_rows']} shared rows: {a.both_right} both right, "
+        f"{a.only_en_right} only EN right, {a.only_uk_right} only UK right, {a.both_wrong} both "
+        f"wrong (McNemar p = {a.mcnemar_p:.3g})",
+        highlight=False,
+    )
+    if out is not None:
+        out_console.print(f"wrote {out}/crosslingual.csv and its tables", highlight=False)

@@ -1,0 +1,509 @@
+"""Paired comparison of two runs of one task on the same data (``winoscope diff A B``).
+
+For every metric and stratum the table holds B - A with a 95% *paired* bootstrap interval:
+both runs' predictions are scored by the task's own scorer with the same seed on the same rows,
+so the scorer draws the same resamples of its own units (source items, pairs, schemas) for both
+(checked: a digest of every weight matrix is compared), and each replicate of the difference is
+``metric_B(resample) - metric_A(resample)``. Signed gaps also get ``|B| - |A|``, the change in
+the gap's size, which is what "the gap is smaller" means.
+
+p-values: ``p_boot`` is the two-sided bootstrap p-value of the difference
+(:func:`~winoscope.scoring.paired.bootstrap_p`); ``p_holm`` adjusts it with Holm's method across
+all rows of one stratum (every metric, both measures), so the family is "the metrics reported
+for this stratum". Separately, an exact McNemar test compares the two runs' row correctness
+(rows both runs answered; rows of one item are not independent, so read it as a check beside
+the bootstrap, which resamples whole units), Holm-adjusted across its strata.
+
+Only rows both runs answered are scored: a row one run failed to answer is left out of both
+and counted (``settings["rows_unanswered_a"]`` / ``_b``), so the values can differ from the
+runs' own reports when requests failed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DatasetError, ScoringError, TaskError
+from ..report.rundir import RunDir, load_predictions, load_run_dir
+from ..scoring.paired import ReplicateSink, bootstrap_p, capture_replicates, holm
+from ..scoring.stats import mcnemar_exact, percentile_ci
+
+DIFF_COLUMNS = [
+    "metric",
+    "split",
+    "type",
+    "measure",
+    "value_a",
+    "value_b",
+    "diff",
+    "ci_low",
+    "ci_high",
+    "p_boot",
+    "p_holm",
+    "n_a",
+    "n_b",
+    "headline",
+]
+MCNEMAR_COLUMNS = [
+    "split",
+    "type",
+    "rows",
+    "both_right",
+    "only_a_right",
+    "only_b_right",
+    "both_wrong",
+    "p_value",
+    "p_holm",
+]
+ROW_KEYS = ("row_id", "row_key", "idx")
+# prediction column -> gold columns tried in order (the first present is the gold label)
+GOLD_COLUMNS = {
+    "prediction_role": ("coreference_role", "gold_role", "gold_referent"),
+    "prediction": ("label",),
+}
+ALIASES = {"prediction": {"contradiction": "neutral"}}
+
+
+@dataclass(frozen=True)
+class DiffResult:
+    """B - A for every metric and stratum, McNemar tests, verdicts and settings."""
+
+    task: str
+    run_a: str
+    run_b: str
+    model_a: str
+    model_b: str
+    data: str
+    table: pd.DataFrame
+    mcnemar: pd.DataFrame
+    verdicts: list[str]
+    settings: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    # bootstrap replicates of each difference, by (metric, split, type, measure)
+    replicates: dict[tuple[str, str, str, str], np.ndarray] = field(
+        default_factory=dict, repr=False
+    )
+
+    def to_frame(self) -> pd.DataFrame:
+        """The tidy difference table (one row per metric, stratum and measure)."""
+        return self.table.copy()
+
+    def headline(self) -> pd.DataFrame:
+        """The rows the verdicts speak about."""
+        return self.table[self.table["headline"]].reset_index(drop=True)
+
+
+def data_identity(manifest: dict[str, Any]) -> dict[str, str]:
+    """What identifies a run's data, strongest first: the canonical table hash, the hub
+    revision, the file sha256."""
+    ds = manifest.get("dataset") or {}
+    src = ds.get("source") or {}
+    out: dict[str, str] = {}
+    if ds.get("table_sha256"):
+        out["dataset.table_sha256"] = str(ds["table_sha256"])
+    for key in ("revision", "sha256"):
+        if src.get(key):
+            out[f"dataset.source.{key}"] = str(src[key])
+    return out
+
+
+def check_same_data(a: RunDir, b: RunDir) -> str:
+    """The identity both runs share (``field=value``), else a DatasetError naming what differs."""
+    ia, ib = data_identity(a.manifest), data_identity(b.manifest)
+    shared = [k for k in ia if k in ib]
+    if not shared:
+        raise DatasetError(
+            "cannot tell whether the two runs used the same data: "
+            f"{a.path.name} records {', '.join(ia) or 'no dataset hash'}, "
+            f"{b.path.name} records {', '.join(ib) or 'no dataset hash'}",
+            file=str(b.path / "manifest.json"),
+        )
+    key = shared[0]  # the strongest identity both record
+    if ia[key] != ib[key]:
+        raise DatasetError(
+            f"the runs used different data: {key} is {ia[key]} in {a.path.name} "
+            f"and {ib[key]} in {b.path.name}",
+            file=str(b.path / "manifest.json"),
+            field=key,
+        )
+    return f"{key}={ia[key]}"
+
+
+def _row_key(pa: pd.DataFrame, pb: pd.DataFrame) -> str:
+    for k in ROW_KEYS:
+        if k in pa.columns and k in pb.columns:
+            return k
+    raise ScoringError(f"the predictions have no row id column ({', '.join(ROW_KEYS)})")
+
+
+def align_rows(pa: pd.DataFrame, pb: pd.DataFrame, a: RunDir, b: RunDir) -> pd.DataFrame:
+    """B's rows in A's order; a DatasetError listing rows only one run has."""
+    key = _row_key(pa, pb)
+    ka, kb = pa[key].astype(str), pb[key].astype(str)
+    for k, path in ((ka, a.path), (kb, b.path)):
+        dup = k[k.duplicated()]
+        if len(dup):
+            raise DatasetError(
+                f"row id {dup.iloc[0]!r} appears twice",
+                file=str(path / "predictions.parquet"),
+                field=key,
+            )
+    only_a, only_b = sorted(set(ka) - set(kb)), sorted(set(kb) - set(ka))
+    if only_a or only_b:
+        raise DatasetError(
+            f"the runs cover different rows ({len(only_a)} only in {a.path.name}, e.g. "
+            f"{only_a[:3]}; {len(only_b)} only in {b.path.name}, e.g. {only_b[:3]})",
+            file=str(b.path / "predictions.parquet"),
+            field=key,
+        )
+    return pb.set_index(kb.to_numpy()).loc[ka.to_numpy()].reset_index(drop=True)
+
+
+def _answered(col: pd.Series) -> pd.Series:
+    text = col.astype("string").str.strip()
+    return text.notna() & text.ne("")
+
+
+def row_correctness(table: pd.DataFrame, prediction_column: str) -> pd.Series | None:
+    """Row correctness (bool, NA where unanswered), or None when the task has no gold label per
+    row (coreference clusters)."""
+    gold = next((g for g in GOLD_COLUMNS.get(prediction_column, ()) if g in table.columns), None)
+    if gold is None or prediction_column not in table.columns:
+        return None
+    pred = table[prediction_column].astype("string").str.strip().str.lower()
+    pred = pred.replace(ALIASES.get(prediction_column, {}))
+    right = pred.eq(table[gold].astype("string").str.strip().str.lower())
+    return right.astype("boolean").mask(~_answered(table[prediction_column]), pd.NA)
+
+
+def _mcnemar_strata(table: pd.DataFrame) -> list[str]:
+    if {"split", "type"} <= set(table.columns):
+        return ["split", "type"]
+    for c in ("context", "pronoun"):
+        if c in table.columns:
+            return [c]
+    return []
+
+
+def mcnemar_table(table: pd.DataFrame, right_a: pd.Series, right_b: pd.Series) -> pd.DataFrame:
+    """Exact McNemar on row correctness per stratum and over all rows, Holm across strata."""
+    both = right_a.notna() & right_b.notna()
+    ra, rb = right_a.fillna(False).astype(bool), right_b.fillna(False).astype(bool)
+    cols = _mcnemar_strata(table)
+    records = []
+
+    def one(split: str, typ: str, mask: pd.Series) -> None:
+        m = mask & both
+        b = int((m & ra & ~rb).sum())
+        c = int((m & ~ra & rb).sum())
+        records.append(
+            {
+                "split": split,
+                "type": typ,
+                "rows": int(m.sum()),
+                "both_right": int((m & ra & rb).sum()),
+                "only_a_right": b,
+                "only_b_right": c,
+                "both_wrong": int((m & ~ra & ~rb).sum()),
+                "p_value": mcnemar_exact(b, c),
+            }
+        )
+
+    if cols:
+        keys = table[cols].astype(str)
+        for values in keys.drop_duplicates().sort_values(cols).itertuples(index=False):
+            mask = (keys == pd.Series(list(values), index=cols)).all(axis=1)
+            labels = [str(v) for v in values] + ["all"] * (2 - len(cols))
+            one(labels[0], labels[1], mask)
+    one("all", "all", pd.Series(True, index=table.index))
+    frame = pd.DataFrame.from_records(records)
+    strata_only = frame["split"] != "all"
+    frame["p_holm"] = np.nan
+    if strata_only.any():
+        frame.loc[strata_only, "p_holm"] = holm(frame.loc[strata_only, "p_value"].tolist())
+    frame.loc[~strata_only, "p_holm"] = frame.loc[~strata_only, "p_value"]
+    return frame[MCNEMAR_COLUMNS]
+
+
+def _score(
+    task: Any, table: pd.DataFrame, n_boot: int, seed: int, source: str
+) -> tuple[Any, ReplicateSink]:
+    with capture_replicates() as sink:
+        result = task.score(table, n_boot=n_boot, seed=seed, source=source)
+    return result, sink
+
+
+def _as_table(task: Any, raw: pd.DataFrame, location: str) -> pd.DataFrame:
+    if task.from_frame is None:
+        return raw
+    from ..datasets.sources import SourceInfo
+
+    return task.from_frame(raw, source=SourceInfo(kind="file", location=location)).table
+
+
+def summary_rows(table: pd.DataFrame) -> pd.Series:
+    """Rows of the summary stratum: macro averages, else the whole set (``all``), else the only
+    stratum a metric has."""
+    split = table["split"].astype(str)
+    macro = split.eq("macro")
+    if macro.any():
+        return macro
+    whole = split.eq("all") & table["type"].astype(str).isin(["all", ""])
+    if whole.any():
+        return whole
+    return pd.Series(True, index=table.index)
+
+
+def _n(metrics: pd.DataFrame) -> dict[tuple[str, str, str], int]:
+    return {
+        (str(r.metric), str(r.split), str(r.type)): int(r.n)
+        for r in metrics.itertuples(index=False)
+    }
+
+
+def difference_table(
+    ma: pd.DataFrame,
+    mb: pd.DataFrame,
+    reps_a: dict[tuple[str, str, str], np.ndarray],
+    reps_b: dict[tuple[str, str, str], np.ndarray],
+    level: float = 0.95,
+    keep: dict[tuple[str, str, str, str], np.ndarray] | None = None,
+) -> pd.DataFrame:
+    """The tidy B - A table from two scorers' metrics and their (paired) replicates; ``keep``
+    receives the replicates of each difference by (metric, split, type, measure)."""
+    from ..report.plots import signed_gap_metrics
+    from ..report.tables import headline_metrics
+
+    vb = {
+        (str(r.metric), str(r.split), str(r.type)): float(r.value)
+        for r in mb.itertuples(index=False)
+    }
+    na, nb = _n(ma), _n(mb)
+    gaps = set(signed_gap_metrics(list(ma["metric"].astype(str))))
+    records: list[dict[str, Any]] = []
+    kept = {} if keep is None else keep
+    for r in ma.itertuples(index=False):
+        key = (str(r.metric), str(r.split), str(r.type))
+        if key not in vb:
+            continue
+        a_val, b_val = float(r.value), vb[key]
+        ra, rb = reps_a.get(key), reps_b.get(key)
+        measures = [("B - A", a_val, b_val, None if ra is None or rb is None else rb - ra)]
+        if key[0] in gaps:
+            measures.append(
+                (
+                    "|B| - |A|",
+                    abs(a_val),
+                    abs(b_val),
+                    None if ra is None or rb is None else np.abs(rb) - np.abs(ra),
+                )
+            )
+        for measure, va, vbv, d in measures:
+            diff = vbv - va
+            lo = hi = p_boot = math.nan
+            if d is not None:
+                kept[(*key, measure)] = d
+                if not math.isnan(diff):
+                    lo, hi = percentile_ci(d, level)
+                    p_boot = bootstrap_p(d)
+            records.append(
+                {
+                    "metric": key[0],
+                    "split": key[1],
+                    "type": key[2],
+                    "measure": measure,
+                    "value_a": va,
+                    "value_b": vbv,
+                    "diff": diff,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "p_boot": p_boot,
+                    "n_a": na.get(key, 0),
+                    "n_b": nb.get(key, 0),
+                }
+            )
+    frame = pd.DataFrame.from_records(
+        records, columns=[c for c in DIFF_COLUMNS if c not in ("p_holm", "headline")]
+    )
+    frame["p_holm"] = np.nan
+    for _, idx in frame.groupby(["split", "type"], sort=False).groups.items():
+        frame.loc[idx, "p_holm"] = holm(frame.loc[idx, "p_boot"].tolist())
+    if frame.empty:
+        frame["headline"] = pd.Series(dtype=bool)
+        return frame[DIFF_COLUMNS]
+    summary = summary_rows(frame)
+    in_summary = set(frame.loc[summary, "metric"])
+    heads = set(headline_metrics(list(dict.fromkeys(frame.loc[summary, "metric"])), limit=4))
+    # gaps reported only by stratum (SweWinogender's hon - han) are headlines where they are
+    elsewhere = {m for m in gaps if m not in in_summary}
+    frame["headline"] = (summary & frame["metric"].isin(heads)) | frame["metric"].isin(elsewhere)
+    return frame[DIFF_COLUMNS]
+
+
+def _fmt(x: float) -> str:
+    return "–" if math.isnan(x) else f"{x:+.3f}"
+
+
+def _interval(lo: float, hi: float) -> str:
+    return "[–]" if math.isnan(lo) else f"[{lo:+.3f}, {hi:+.3f}]"
+
+
+def verdicts(table: pd.DataFrame) -> list[str]:
+    """One line per headline metric: what changed, the interval, and whether it excludes 0.
+
+    A gap is "smaller"/"larger" when the interval of ``|B| - |A|`` excludes 0; any other metric
+    is "higher"/"lower" when the interval of ``B - A`` does; otherwise "unchanged within" it.
+    """
+    lines = []
+    heads = table[table["headline"]]
+    for (metric, split, typ), g in heads.groupby(["metric", "split", "type"], sort=False):
+        where = "" if split in ("macro", "all") else f" ({split}/{typ})"
+        signed = g[g["measure"] == "B - A"].iloc[0]
+        size = g[g["measure"] == "|B| - |A|"]
+        row = size.iloc[0] if len(size) else signed
+        lo, hi = float(row["ci_low"]), float(row["ci_high"])
+        if math.isnan(float(row["diff"])):
+            lines.append(f"{metric}{where}: not defined in both runs")
+            continue
+        up, down = ("larger", "smaller") if len(size) else ("higher", "lower")
+        if not math.isnan(lo) and (lo > 0 or hi < 0):
+            word = up if lo > 0 else down
+            verdict = f"{word}, interval excludes 0"
+        else:
+            verdict = "unchanged within"
+        what = "|gap|" if len(size) else "change"
+        text = (
+            f"{metric}{where}: {float(signed['value_a']):.3f} -> {float(signed['value_b']):.3f}; "
+            f"{verdict} {_interval(lo, hi)} ({what} {_fmt(float(row['diff']))}, "
+            f"Holm p = {float(row['p_holm']):.3g})"
+        )
+        if len(size):
+            text += f"; signed change {_fmt(float(signed['diff']))} " + _interval(
+                float(signed["ci_low"]), float(signed["ci_high"])
+            )
+        lines.append(text)
+    return lines
+
+
+def _run_dir(run: str | Path | RunDir | Any) -> RunDir:
+    if isinstance(run, RunDir):
+        return run
+    out_dir = getattr(run, "out_dir", None)  # a RunResult written to disk
+    return load_run_dir(out_dir if out_dir is not None else run)
+
+
+def diff(
+    run_a: str | Path | RunDir | Any,
+    run_b: str | Path | RunDir | Any,
+    *,
+    out: str | Path | None = None,
+    n_boot: int | None = None,
+    seed: int | None = None,
+    level: float = 0.95,
+    paired: bool = True,
+) -> DiffResult:
+    """Compare run B with run A (B - A) on the items both answered, with paired intervals.
+
+    ``n_boot`` and ``seed`` default to run A's. ``paired=False`` resamples B independently of A
+    (another seed): the unpaired interval, wider when the runs' errors are correlated, kept for
+    comparison. With ``out`` the tables, the HTML page and the forest plot are written there.
+
+    >>> d = diff("runs/base", "runs/mitigated")                        # doctest: +SKIP
+    >>> print("\\n".join(d.verdicts))                                  # doctest: +SKIP
+    """
+    from ..tasks import get_task
+
+    a, b = _run_dir(run_a), _run_dir(run_b)
+    if a.task != b.task:
+        raise TaskError(
+            f"the runs are of different tasks: {a.path.name} is {a.task}, {b.path.name} is {b.task}"
+        )
+    data = check_same_data(a, b)
+    task = get_task(a.task)
+    boot = a.manifest.get("bootstrap") or {}
+    n_boot = int(n_boot if n_boot is not None else boot.get("replicates", 2000))
+    seed = int(seed if seed is not None else a.manifest.get("seed", 0))
+    pa = load_predictions(a)
+    pb = align_rows(pa, load_predictions(b), a, b)
+    col = task.prediction_column
+    for run, p in ((a, pa), (b, pb)):
+        if col not in p.columns:
+            raise DatasetError(
+                f"no '{col}' column to compare", file=str(run.path / "predictions.parquet")
+            )
+    ans_a, ans_b = _answered(pa[col]), _answered(pb[col])
+    both = ans_a & ans_b
+    pa, pb = pa.copy(), pb.copy()
+    pa[col] = pa[col].where(both, None)
+    pb[col] = pb[col].where(both, None)
+    ta = _as_table(task, pa, str(a.path / "predictions.parquet"))
+    tb = _as_table(task, pb, str(b.path / "predictions.parquet"))
+    res_a, sink_a = _score(task, ta, n_boot, seed, str(a.path))
+    res_b, sink_b = _score(task, tb, n_boot, seed if paired else seed + 1, str(b.path))
+    if not sink_a.replicates:
+        raise TaskError(
+            f"task {task.name}: its scorer does not report bootstrap replicates, so no paired "
+            "interval can be computed"
+        )
+    if paired and sink_a.draws != sink_b.draws:
+        raise ScoringError(
+            "the two runs were not resampled identically (their scored units differ); "
+            f"{len(sink_a.draws)} vs {len(sink_b.draws)} draws"
+        )
+    kept: dict[tuple[str, str, str, str], np.ndarray] = {}
+    table = difference_table(
+        res_a.metrics, res_b.metrics, sink_a.replicates, sink_b.replicates, level, kept
+    )
+    notes = []
+    ra, rb = row_correctness(ta, col), row_correctness(tb, col)
+    if ra is None or rb is None:
+        mcn = pd.DataFrame(columns=MCNEMAR_COLUMNS)
+        notes.append(f"{task.name} has no gold label per row: no McNemar test")
+    else:
+        mcn = mcnemar_table(ta, ra, rb)
+    unanswered_a, unanswered_b = int((~ans_a).sum()), int((~ans_b).sum())
+    if unanswered_a or unanswered_b:
+        notes.append(
+            f"rows unanswered: {unanswered_a} in A, {unanswered_b} in B; "
+            f"{int((~both).sum())} row(s) left out of both"
+        )
+    settings = {
+        "n_boot": n_boot,
+        "seed": seed,
+        "level": level,
+        "paired": paired,
+        "resampling_unit": str((res_a.settings or {}).get("resampling_unit", "")),
+        "rows": len(pa),
+        "rows_compared": int(both.sum()),
+        "rows_unanswered_a": unanswered_a,
+        "rows_unanswered_b": unanswered_b,
+        "prompt_a": a.prompt_key,
+        "prompt_b": b.prompt_key,
+        "p_boot": "two-sided bootstrap p of B - A = 0; Holm across the rows of each stratum",
+        "mcnemar": "exact, on row correctness of rows both runs answered; Holm across strata",
+    }
+    result = DiffResult(
+        task=task.name,
+        run_a=str(a.path),
+        run_b=str(b.path),
+        model_a=a.model,
+        model_b=b.model,
+        data=data,
+        table=table,
+        mcnemar=mcn,
+        verdicts=verdicts(table),
+        settings=settings,
+        notes=notes,
+        replicates=kept,
+    )
+    if out is not None:
+        from .difference_report import write_diff
+
+        write_diff(result, Path(out))
+    return result

@@ -1,0 +1,249 @@
+"""Writing a :class:`~winoscope.compare.difference.DiffResult`: tidy CSV, Markdown, LaTeX, HTML.
+
+``write_diff(result, out)`` writes::
+
+  OUT/
+    diff.csv            tidy: metric, split, type, measure, value_a, value_b, diff, ci_low,
+                        ci_high, p_boot, p_holm, n_a, n_b, headline
+    diff_mcnemar.csv    exact McNemar on row correctness per stratum and over all rows
+    diff.md, diff.tex   verdicts and the summary table (Markdown; booktabs LaTeX)
+    diff.json           settings, verdicts, notes and both tables
+    diff.html           self-contained page with the forest plot of the differences
+    plots/forest_diff.png, plots/forest_diff.svg
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._version import __version__
+from ..report.compare import latex_escape
+from ..report.html import environment
+from ..report.plots import (
+    ReportFigure,
+    SavedFigure,
+    _forest,
+    new_figure,
+    plain,
+    save_figure,
+    stratum_label,
+    styled,
+)
+from ..report.writer import write_json
+from .difference import DiffResult, summary_rows
+
+
+def _num(x: Any, digits: int = 3, signed: bool = False) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return f"{float(x):+.{digits}f}" if signed else f"{float(x):.{digits}f}"
+
+
+def _p(x: Any) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return f"{float(x):.3g}"
+
+
+def _label(row: Any) -> str:
+    return f"abs({row.metric})" if row.measure == "|B| - |A|" else str(row.metric)
+
+
+def display_rows(table: pd.DataFrame, summary_only: bool = True) -> list[dict[str, str]]:
+    """Rows as display strings: metric, stratum, A, B, B - A [CI], p, Holm p."""
+    sub = table[summary_rows(table)] if summary_only else table
+    return [
+        {
+            "metric": _label(r),
+            "stratum": stratum_label(str(r.split), str(r.type)),
+            "a": _num(r.value_a),
+            "b": _num(r.value_b),
+            "diff": _num(r.diff, signed=True),
+            "ci": "–" if math.isnan(r.ci_low) else f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]",
+            "p": _p(r.p_boot),
+            "holm": _p(r.p_holm),
+            "excludes": "yes"
+            if not math.isnan(r.ci_low) and (r.ci_low > 0 or r.ci_high < 0)
+            else "",
+            "headline": "yes" if r.headline else "",
+        }
+        for r in sub.itertuples(index=False)
+    ]
+
+
+def markdown(result: DiffResult) -> str:
+    out = [
+        f"# {result.task}: B - A",
+        "",
+        f"A: `{result.model_a}` ({Path(result.run_a).name}); B: `{result.model_b}` "
+        f"({Path(result.run_b).name}); data {result.data}.",
+        f"95% paired bootstrap intervals ({result.settings['n_boot']} resamples of "
+        f"{result.settings['resampling_unit'] or 'the task unit'}s, seed {result.settings['seed']}); "
+        "p: two-sided bootstrap p-value, Holm-adjusted across the metrics of each stratum.",
+        "",
+        "## Verdicts",
+        "",
+        *[f"- {v}" for v in result.verdicts],
+        "",
+        "| metric | stratum | A | B | B − A | 95% CI | p | p (Holm) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in display_rows(result.table):
+        out.append(
+            f"| {r['metric']} | {r['stratum']} | {r['a']} | {r['b']} | {r['diff']} | {r['ci']} "
+            f"| {r['p']} | {r['holm']} |"
+        )
+    if len(result.mcnemar):
+        out += [
+            "",
+            "Exact McNemar on row correctness (rows both runs answered):",
+            "",
+            "| stratum | rows | both right | only A right | only B right | both wrong | p | p (Holm) |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for m in result.mcnemar.itertuples(index=False):
+            out.append(
+                f"| {stratum_label(str(m.split), str(m.type))} | {m.rows} | {m.both_right} | "
+                f"{m.only_a_right} | {m.only_b_right} | {m.both_wrong} | {_p(m.p_value)} | "
+                f"{_p(m.p_holm)} |"
+            )
+    out += [""] + [f"Note: {n}" for n in result.notes]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def latex(result: DiffResult) -> str:
+    rows = display_rows(result.table)
+    out = [
+        f"% winoscope {__version__}: {latex_escape(result.task)}, B - A with paired 95% intervals",
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\small",
+        r"\begin{tabular}{lrrrrr}",
+        r"\toprule",
+        r"Metric & A & B & $B-A$ & 95\% CI & $p_\mathrm{Holm}$ \\",
+        r"\midrule",
+    ]
+    for r in rows:
+        ci = r["ci"].replace("–", "--")
+        out.append(
+            f"{latex_escape(r['metric'])} & ${r['a']}$ & ${r['b']}$ & ${r['diff']}$ & "
+            f"${ci}$ & ${r['holm']}$ \\\\".replace("$–$", "--")
+        )
+    out += [
+        r"\bottomrule",
+        r"\end{tabular}",
+        f"\\caption{{{latex_escape(result.task)}: {latex_escape(result.model_b)} minus "
+        f"{latex_escape(result.model_a)} on the same items; paired bootstrap intervals, "
+        "Holm-adjusted bootstrap p-values.}",
+        r"\end{table}",
+        "",
+    ]
+    return "\n".join(out)
+
+
+@styled
+def forest_figure(result: DiffResult) -> ReportFigure | None:
+    """B - A with 95% paired intervals: the summary metrics, then every stratum's signed gaps."""
+    table = result.table
+    summary = table[summary_rows(table)]
+    summary = summary[~summary["diff"].isna()]
+    gaps = table[(table["measure"] == "B - A") & ~summary_rows(table)]
+    from ..report.plots import signed_gap_metrics
+
+    gaps = gaps[gaps["metric"].isin(signed_gap_metrics(list(table["metric"])))]
+    gaps = gaps[~gaps["diff"].isna()]
+    panels = [(summary, "Summary metrics")] + (
+        [(gaps, "Signed gaps by stratum")] if len(gaps) else []
+    )
+    panels = [(p, t) for p, t in panels if len(p)]
+    if not panels:
+        return None
+    sizes = [len(p) for p, _ in panels]
+    fig, axes = new_figure(
+        len(panels),
+        1,
+        figsize=(6.4, 0.9 + sum(0.28 * n + 0.6 for n in sizes)),
+        gridspec_kw={"height_ratios": [n + 1.2 for n in sizes]},
+        squeeze=False,
+    )
+    for ax, (rows, title) in zip(axes[:, 0], panels, strict=True):
+        labels = [
+            _label(r)
+            if title.startswith("Summary")
+            else f"{r.metric} · {stratum_label(str(r.split), str(r.type))}"
+            for r in rows.itertuples(index=False)
+        ]
+        _forest(
+            ax,
+            labels,
+            rows[["diff", "ci_low", "ci_high"]].to_numpy(dtype=float),
+            [bool(h) for h in rows["headline"]],
+        )
+        ax.set_title(plain(title), loc="left", fontsize=9)
+    axes[-1, 0].set_xlabel("B − A (95% paired bootstrap interval)")
+    fig.tight_layout()
+    return ReportFigure(
+        "forest_diff",
+        f"{result.model_b} minus {result.model_a}",
+        "Differences B − A on the same items with 95% paired bootstrap intervals. abs(gap) rows are "
+        "the change in the size of a signed gap (negative: smaller). Coloured, filled markers: "
+        "the interval excludes zero (red above, blue below); hollow grey: it includes zero. "
+        "Diamonds: headline metrics.",
+        fig,
+    )
+
+
+def write_diff(result: DiffResult, out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    files = [out / n for n in ("diff.csv", "diff_mcnemar.csv", "diff.md", "diff.tex", "diff.json")]
+    result.table.to_csv(files[0], index=False)
+    result.mcnemar.to_csv(files[1], index=False)
+    files[2].write_text(markdown(result), encoding="utf-8")
+    files[3].write_text(latex(result), encoding="utf-8")
+    write_json(
+        files[4],
+        {
+            "task": result.task,
+            "run_a": result.run_a,
+            "run_b": result.run_b,
+            "model_a": result.model_a,
+            "model_b": result.model_b,
+            "data": result.data,
+            "settings": result.settings,
+            "verdicts": result.verdicts,
+            "notes": result.notes,
+            "table": result.table.replace({np.nan: None}).to_dict("records"),
+            "mcnemar": result.mcnemar.to_dict("records"),
+        },
+    )
+    fig = forest_figure(result)
+    figures: list[SavedFigure] = [save_figure(fig, out / "plots")] if fig else []
+    html = out / "diff.html"
+    html.write_text(
+        environment()
+        .get_template("diff.html.j2")
+        .render(
+            title=f"winoscope diff: {result.task}",
+            result=result,
+            summary=display_rows(result.table),
+            strata=display_rows(result.table[~summary_rows(result.table)], summary_only=False),
+            mcnemar=[
+                {
+                    **m,
+                    "stratum": stratum_label(str(m["split"]), str(m["type"])),
+                    "p": _p(m["p_value"]),
+                    "holm": _p(m["p_holm"]),
+                }
+                for m in result.mcnemar.to_dict("records")
+            ],
+            figures=figures,
+            version=__version__,
+        ),
+        encoding="utf-8",
+    )
+    return [*files, html, *(f.png_path for f in figures)]

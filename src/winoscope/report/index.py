@@ -1,0 +1,95 @@
+"""``index.html``: one page linking every run's report and the comparison pages.
+
+Written by ``winoscope compare`` (next to ``compare.html``) and ``winoscope demo`` (in the demo
+folder), so a reader opens one page. Each run row shows the task's two headline macro numbers
+(the signed gap and the main accuracy, as chosen by :func:`~.tables.headline_metrics`) with
+their intervals; links are relative, so the folder can be moved or served as it is.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from .._version import __version__
+from .html import environment
+from .plots import signed_gap_metrics
+from .rundir import RunDir
+from .tables import Cell, headline_metrics, macro_cells
+
+
+@dataclass(frozen=True)
+class Page:
+    """Another page to link from the index (``href`` relative to the index)."""
+
+    title: str
+    href: str
+    description: str = ""
+
+
+def _href(target: Path, folder: Path) -> str:
+    return Path(os.path.relpath(target.resolve(), folder.resolve())).as_posix()
+
+
+def summary_cells(metrics: pd.DataFrame) -> dict[str, Cell]:
+    """Macro cells, else the whole-set rows (``split == "all"``) of families without strata."""
+    cells = macro_cells(metrics)
+    if cells or metrics.empty:
+        return cells
+    whole = metrics[
+        (metrics["split"].astype(str) == "all") & (metrics["type"].astype(str) == "all")
+    ]
+    gaps = set(signed_gap_metrics(list(metrics["metric"].astype(str))))
+    return {
+        str(r.metric): Cell(
+            float(r.value), float(r.ci_low), float(r.ci_high), int(r.n), str(r.metric) in gaps
+        )
+        for r in whole.itertuples(index=False)
+    }
+
+
+def run_entries(runs: Sequence[RunDir], folder: Path) -> list[dict[str, object]]:
+    """Per task (in first-seen order), its runs with label, link and headline cells."""
+    by_task: dict[str, list[dict[str, object]]] = {}
+    for r in runs:
+        cells = summary_cells(r.metrics)
+        heads = headline_metrics(list(cells), limit=2)
+        shown: list[tuple[str, Cell]] = [(m, cells[m]) for m in heads if not cells[m].missing]
+        report = r.path / "report.html"
+        by_task.setdefault(r.task, []).append(
+            {
+                "model": r.model,
+                "run": r.path.name,
+                "dataset": r.dataset_key,
+                "prompt": r.prompt_key,
+                "cells": shown,
+                "href": _href(report, folder) if report.is_file() else None,
+                "path": str(r.path),
+            }
+        )
+    return [{"task": t, "runs": rs} for t, rs in by_task.items()]
+
+
+def write_index(
+    runs: Sequence[RunDir], folder: Path, *, pages: Sequence[Page] = (), title: str = ""
+) -> Path:
+    """Write ``folder/index.html`` listing ``pages`` and every run grouped by task."""
+    folder.mkdir(parents=True, exist_ok=True)
+    html = (
+        environment()
+        .get_template("index.html.j2")
+        .render(
+            title=title or "winoscope runs",
+            pages=pages,
+            tasks=run_entries(runs, folder),
+            n_runs=len(runs),
+            version=__version__,
+        )
+    )
+    path = folder / "index.html"
+    path.write_text(html, encoding="utf-8")
+    return path

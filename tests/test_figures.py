@@ -1,0 +1,101 @@
+"""Figures: no global matplotlib state, labels without overlaps, honest axes, legends."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from winoscope.report.correlation_figure import correlation_figure, statistic_name
+from winoscope.report.labels import label_overlaps, place_labels
+from winoscope.report.plots import new_figure
+
+
+def test_drawing_and_saving_leave_rcparams_and_backend_alone(tmp_path: Path) -> None:
+    """In a fresh interpreter: rcParams identical after importing winoscope, drawing a run
+    report's figures and a comparison; pyplot never imported; no backend chosen."""
+    script = textwrap.dedent(
+        f"""
+        import sys, matplotlib
+        keys = [k for k in matplotlib.rcParams if k != "backend"]
+        before = {{k: matplotlib.rcParams[k] for k in keys}}
+        import winoscope
+        from winoscope.report.compare import compare_runs
+        winoscope.run("winobias-uk", "baseline:stereotype", out=r"{tmp_path}/a", n_boot=50)
+        compare_runs([r"{tmp_path}/a"], r"{tmp_path}/cmp")
+        after = {{k: matplotlib.rcParams[k] for k in keys}}
+        changed = [k for k in keys if str(before[k]) != str(after[k])]
+        print("changed", changed)
+        print("pyplot", "matplotlib.pyplot" in sys.modules)
+        print("backend", matplotlib.rcParams._get_backend_or_none())
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=600, check=True
+    ).stdout
+    assert "changed []" in out and "pyplot False" in out and "backend None" in out, out
+    assert (tmp_path / "a" / "plots" / "signed_gap.png").is_file()
+
+
+def test_labels_never_overlap_and_the_left_out_are_counted() -> None:
+    rng = np.random.default_rng(0)
+    _fig, ax = new_figure(figsize=(4, 3))
+    x, y = rng.uniform(0, 100, 80), rng.uniform(0, 100, 80)
+    ax.scatter(x, y, s=10)
+    ax.set_xlim(0, 100)
+    ax.set_ylim(0, 100)
+    left_out = place_labels(ax, list(x), list(y), [f"occupation {i}" for i in range(80)])
+    shown = [t for t in ax.texts if t.get_text()]
+    assert len(shown) + left_out == 80
+    assert 0 < left_out < 80  # 80 long labels cannot all fit in 4 x 3 inches
+    assert label_overlaps(ax) == 0
+    # few points: every label fits next to its point
+    _fig2, ax2 = new_figure(figsize=(4, 3))
+    ax2.set_xlim(0, 100)
+    ax2.set_ylim(0, 100)
+    assert place_labels(ax2, [10, 50, 90], [10, 50, 90], ["a", "b", "c"]) == 0
+    assert label_overlaps(ax2) == 0
+
+
+def test_correlation_figure_one_panel_per_pronoun_and_honest_axes() -> None:
+    occ = [f"occ{i}" for i in range(12)]
+    rng = np.random.default_rng(1)
+    joined = pd.DataFrame(
+        {
+            "occupation": occ,
+            "female": rng.uniform(0, 1, 12),
+            "male": rng.uniform(0, 1, 12),
+            "neutral": rng.uniform(0, 1, 12),
+            "bls": np.linspace(0.05, 0.95, 12),
+            "corpus_small": np.linspace(0.1, 0.6, 12),
+        }
+    )
+    corr = pd.DataFrame(
+        {
+            "measure": ["female", "female"],
+            "statistic": ["bls", "bls"],
+            "method": ["pearson", "spearman"],
+            "value": [0.5, 0.4],
+            "n": [12, 12],
+        }
+    )
+    fig, left_out = correlation_figure(joined, ["bls", "corpus_small"], correlations=corr)
+    axes = np.array(fig.axes).reshape(2, 3)
+    assert [a.get_title().split(":")[0].split("\n")[0] for a in axes[0]] == [
+        "female pronouns",
+        "male pronouns",
+        "neutral pronouns",
+    ]
+    assert "r = 0.50" in axes[0, 0].get_title() and "ρ = 0.40" in axes[0, 0].get_title()
+    assert axes[1, 0].get_xlabel() == statistic_name("corpus_small")
+    assert "corpus_small" not in axes[1, 0].get_xlabel()
+    assert fig._suptitle is None  # no title over the panels
+    assert left_out == 0 and all(label_overlaps(a) == 0 for a in axes.flat)
+    # the y label fits inside the figure (not clipped at the left edge)
+    fig.canvas.draw()  # type: ignore[no-untyped-call]
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    assert axes[0, 0].yaxis.label.get_window_extent(renderer).x0 >= 0
