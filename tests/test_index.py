@@ -11,12 +11,16 @@ from winoscope.report.compare import compare_runs
 
 
 def _links(page: Path) -> list[str]:
-    return re.findall(r'href="([^"#]+)"', page.read_text(encoding="utf-8"))
+    hrefs = re.findall(r'href="([^"#]+)"', page.read_text(encoding="utf-8"))
+    return [h for h in hrefs if not h.startswith("data:")]  # the inline favicon
 
 
 def test_compare_writes_an_index_whose_links_all_resolve(tmp_path: Path) -> None:
     runs = tmp_path / "runs"
-    winoscope.run("winobias-uk", "baseline:stereotype", out=runs / "a", n_boot=50)
+    rr = winoscope.run("winobias-uk", "baseline:stereotype", out=runs / "a", n_boot=50)
+    frame = rr.to_frame()
+    assert frame.equals(rr.metrics) and frame is not rr.metrics
+    assert rr.result.to_frame().equals(rr.metrics)
     winoscope.run("winopron-uk", "baseline:first", out=runs / "b", n_boot=50)
     out = tmp_path / "elsewhere" / "cmp"
     cmp = compare_runs([runs], out)

@@ -43,6 +43,10 @@ class RunResult:
     def metrics(self) -> pd.DataFrame:
         return self.result.metrics
 
+    def to_frame(self) -> pd.DataFrame:
+        """The tidy metrics (metric, split, type, value, ci_low, ci_high, n, ...), a copy."""
+        return self.result.metrics.copy()
+
 
 def collect_responses(
     backend: Backend,

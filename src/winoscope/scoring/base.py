@@ -30,6 +30,10 @@ class ScoreResult:
     # the task's validation findings (``datasets.base.Issue``), set by ``run``/``score``
     validation: list[Any] = field(default_factory=list)
 
+    def to_frame(self) -> pd.DataFrame:
+        """The tidy metrics table, a copy."""
+        return self.metrics.copy()
+
 
 _TRUTH = {"true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
 
