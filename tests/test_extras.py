@@ -65,3 +65,24 @@ def test_a_broken_dependency_of_an_installed_module_is_not_hidden(
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(ModuleNotFoundError, match="winoscope_test_absent"):
         require("winoscope_test_pkg", "x")
+
+
+def test_run_from_the_hub_without_the_extra_says_which_to_install(hidden) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from winoscope.cli import app
+
+    hidden("datasets")
+    res = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "winobias-uk",
+            "-m",
+            "baseline:agreement",
+            "--data",
+            "FairForget/WinoBias-UK-Natural",
+        ],
+    )
+    assert res.exit_code == 2
+    assert "pip install 'winoscope[hub]'" in res.output
