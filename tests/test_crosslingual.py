@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 import winoscope
 from winoscope.cli import app
-from winoscope.compare.crosslingual import (
+from winoscope.compare.across_languages import (
     agreement_table,
     crosslingual,
     metric_table,

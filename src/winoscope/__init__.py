@@ -21,6 +21,7 @@ from .errors import BackendError, DatasetError, ScoringError, TaskError, Winosco
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .api import list_tasks, load_dataset, validate
+    from .compare.across_languages import CrosslingualResult, crosslingual
     from .compare.difference import DiffResult, diff
     from .runner import RunResult, run, score
     from .sensitivity import SensitivityResult, run_templates
@@ -36,11 +37,14 @@ _LAZY = {
     "SensitivityResult": ".sensitivity",
     "DiffResult": ".compare.difference",
     "diff": ".compare.difference",
+    "CrosslingualResult": ".compare.across_languages",
+    "crosslingual": ".compare.across_languages",
     "run_templates": ".sensitivity",
 }
 
 __all__ = [
     "BackendError",
+    "CrosslingualResult",
     "DatasetError",
     "DiffResult",
     "RunResult",
@@ -49,6 +53,7 @@ __all__ = [
     "TaskError",
     "WinoscopeError",
     "__version__",
+    "crosslingual",
     "diff",
     "list_tasks",
     "load_dataset",

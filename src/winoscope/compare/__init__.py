@@ -5,17 +5,24 @@ Imported lazily, so ``winoscope --help`` does not load pandas and the report sta
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .across_languages import CrosslingualResult, crosslingual
     from .difference import DiffResult, diff
 
-__all__ = ["DiffResult", "diff"]
+_LAZY = {
+    "DiffResult": ".difference",
+    "diff": ".difference",
+    "CrosslingualResult": ".across_languages",
+    "crosslingual": ".across_languages",
+}
+__all__ = ["CrosslingualResult", "DiffResult", "crosslingual", "diff"]
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("DiffResult", "diff"):
-        from . import difference
-
-        return getattr(difference, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)

@@ -75,7 +75,7 @@ def crosslingual_command(
 ) -> None:
     """Join a Ukrainian and an English run of one model on their shared WinoBias source items:
     accuracy and gap per language, UK - EN with paired intervals, per-item agreement."""
-    from .crosslingual import crosslingual
+    from .across_languages import crosslingual
 
     try:
         res = crosslingual(run_uk, run_en, out=out, n_boot=bootstrap, seed=seed)
