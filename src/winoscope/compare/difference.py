@@ -372,7 +372,8 @@ def verdicts(table: pd.DataFrame) -> list[str]:
             lines.append(f"{metric}{where}: not defined in both runs")
             continue
         up, down = ("larger", "smaller") if len(size) else ("higher", "lower")
-        if not math.isnan(lo) and (lo > 0 or hi < 0):
+        excludes = not math.isnan(lo) and (lo > 0 or hi < 0)
+        if excludes:
             word = up if lo > 0 else down
             verdict = f"{word}, interval excludes 0"
         else:
@@ -381,7 +382,9 @@ def verdicts(table: pd.DataFrame) -> list[str]:
         text = (
             f"{metric}{where}: {float(signed['value_a']):.3f} -> {float(signed['value_b']):.3f}; "
             f"{verdict} {_interval(lo, hi)} ({what} {_fmt(float(row['diff']))}, "
-            f"Holm p = {float(row['p_holm']):.3g})"
+            f"Holm p = {float(row['p_holm']):.3g}"
+            + (", not significant after Holm" if excludes and float(row["p_holm"]) >= 0.05 else "")
+            + ")"
         )
         if len(size):
             text += f"; signed change {_fmt(float(signed['diff']))} " + _interval(
