@@ -17,10 +17,11 @@ from winoscope.datasets.validation import ValidationFailed, summarize
 
 
 def _broken(tmp_path: Path) -> Path:
-    """The sample with item 1's other occupation equal to its target (six rows fail)."""
+    """The sample with item 1's six sentences missing their final full stop (six rows fail)."""
     raw = sample_frame()
     one = (raw["item_number"] == "1") & (raw["split"] == "validation") & (raw["type"] == "type1")
-    raw.loc[one, "other_occupation_uk"] = raw.loc[one, "target_occupation_uk"]
+    for col in ("sentence_uk", "sentence_annotated_uk"):
+        raw.loc[one, col] = raw.loc[one, col].str.removesuffix(".")
     path = tmp_path / "rows.csv"
     raw.to_csv(path, index=False)
     return path
@@ -43,18 +44,18 @@ def test_run_writes_validation_json_manifest_and_banners(tmp_path: Path) -> None
     man = json.loads((out / "manifest.json").read_text())
     assert man["validation"] == {
         "passed": False,
-        "failed_checks": {"occupations": 6},
+        "failed_checks": {"punctuation": 6},
         "n_issues": 6,
     }
     doc = json.loads((out / "validation.json").read_text())
     assert doc["passed"] is False and len(doc["issues"]) == 6
     first = doc["issues"][0]
-    assert first["check"] == "occupations" and first["row"] == 1
-    assert "same" in first["message"]
+    assert first["check"] == "punctuation" and first["row"] == 1
+    assert first["field"] == "sentence_uk" and "no terminal punctuation" in first["message"]
     md = (out / "report.md").read_text()
-    assert "**Validation failed**" in md and "occupations: 6" in md
+    assert "**Validation failed**" in md and "punctuation: 6" in md
     html = (out / "report.html").read_text()
-    assert 'id="validation-banner"' in html and "occupations" in html
+    assert 'id="validation-banner"' in html and "punctuation: 6" in html
     assert rr.manifest["validation"]["n_issues"] == 6
 
 
@@ -71,7 +72,7 @@ def test_clean_run_records_passed_validation(tmp_path: Path) -> None:
 def test_strict_stops_before_the_model_is_asked(tmp_path: Path) -> None:
     data = _broken(tmp_path)
     out = tmp_path / "run"
-    with pytest.raises(ValidationFailed, match="occupations"):
+    with pytest.raises(ValidationFailed, match="punctuation"):
         winoscope.run("winobias-uk", "baseline:first", data=data, out=out, strict=True)
     assert not (out / "responses.sqlite").exists() and not (out / "predictions.csv").exists()
     res = CliRunner().invoke(
@@ -90,7 +91,7 @@ def test_strict_stops_before_the_model_is_asked(tmp_path: Path) -> None:
         ],
     )
     assert res.exit_code == 1, res.output
-    assert "occupations: 6" in res.output and "row 1" in res.output
+    assert "punctuation: 6" in res.output and "row 1" in res.output
     assert not (out / "predictions.csv").exists()
 
 
@@ -113,7 +114,7 @@ def test_cli_run_prints_the_summary_and_continues(tmp_path: Path) -> None:
         ],
     )
     assert res.exit_code == 0, res.output
-    assert "validation: 6 issue(s)" in res.output and "occupations: 6" in res.output
+    assert "validation: 6 issue(s)" in res.output and "punctuation: 6" in res.output
     assert "row 1" in res.output
     assert (out / "validation.json").is_file()
 
@@ -129,13 +130,13 @@ def test_score_validates_first(tmp_path: Path) -> None:
         ["score", "-p", str(pred), "--task", "winobias-uk", "--out", str(out), "--bootstrap", "20"],
     )
     assert res.exit_code == 0, res.output
-    assert "occupations: 6" in res.output
+    assert "punctuation: 6" in res.output
     doc = json.loads((out / "validation.json").read_text())
-    assert doc["failed_checks"] == {"occupations": 6}
+    assert doc["failed_checks"] == {"punctuation": 6}
     strict = CliRunner().invoke(
         app, ["score", "-p", str(pred), "--task", "winobias-uk", "--strict"]
     )
-    assert strict.exit_code == 1 and "occupations: 6" in strict.output
+    assert strict.exit_code == 1 and "punctuation: 6" in strict.output
     with pytest.raises(ValidationFailed):
         winoscope.score("winobias-uk", pred, strict=True)
 
