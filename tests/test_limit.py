@@ -70,6 +70,21 @@ def test_winopron_strata_are_context_by_pronoun_type() -> None:
     assert entry["requests"] == len(kept) < len(requests)
 
 
+@pytest.mark.parametrize("task_name", ["winopron-uk", "swewinogender/resolution"])
+def test_limit_keeps_the_rows_its_requests_ask_whatever_the_key_column(task_name: str) -> None:
+    """WinoPron-UK keys its rows by ``row_key`` (its ``row_id`` column means something else)."""
+    task = get_task(task_name)
+    ds = task.load(None)
+    requests = task.build_requests(ds, task.default_template)
+    sub, kept, entry = limit_run(ds, requests, 1)
+    key = "row_key" if "row_key" in ds.table.columns else "row_id"
+    assert set(sub.table[key].astype(str)) == {r.row_id for r in kept}
+    assert entry["rows"] == len(sub.table) > 0
+    result = run(task_name, "baseline:first", limit=1, n_boot=50)
+    assert len(result.predictions) == entry["rows"]
+    assert result.predictions["prediction_role"].notna().all()
+
+
 def test_a_run_with_limit_is_marked_partial_everywhere(tmp_path: Path) -> None:
     out = tmp_path / "run"
     res = CliRunner().invoke(

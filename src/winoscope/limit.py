@@ -31,7 +31,8 @@ STRATUM_COLUMNS: dict[str, tuple[str, ...]] = {
     "winogender-en": ("context", "pronoun_type"),
     "swewinogender": (),
 }
-ROW_ID = "row_id"
+# the table column holding the requests' ``row_id`` (WinoPron-style tables key rows by row_key)
+ROW_KEYS = ("row_id", "row_key")
 
 
 def check_limit(limit: int | None) -> None:
@@ -45,10 +46,9 @@ def limit_run(
     """The dataset and requests of the first ``limit`` items per stratum, and the manifest entry."""
     check_limit(limit)
     table = ds.table
-    if ROW_ID not in table.columns:
-        raise TaskError(f"--limit needs a '{ROW_ID}' column in the {ds.family} table")
+    key = _row_key_column(ds, requests)
     columns = tuple(c for c in STRATUM_COLUMNS.get(ds.family, ()) if c in table.columns)
-    row_ids = table[ROW_ID].astype(str).tolist()
+    row_ids = table[key].astype(str).tolist()
     column_values = [table[c].astype(str).tolist() for c in columns]
     item_of_row: dict[str, str] = {}
     for req in requests:
@@ -87,6 +87,18 @@ def limit_run(
         ],
     }
     return sub, kept_requests, entry
+
+
+def _row_key_column(ds: Dataset, requests: Sequence[Request]) -> str:
+    """The column of ``ds.table`` whose values are the requests' row ids."""
+    wanted = {r.row_id for r in requests}
+    for col in ROW_KEYS:
+        if col in ds.table.columns and wanted <= set(ds.table[col].astype(str)):
+            return col
+    raise TaskError(
+        f"--limit: no column of the {ds.family} table ({', '.join(ROW_KEYS)}) holds the "
+        "requests' row ids"
+    )
 
 
 def partial_note(manifest: Mapping[str, Any]) -> str | None:
