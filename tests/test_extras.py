@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import subprocess
 import sys
 from pathlib import Path
 
@@ -86,3 +87,18 @@ def test_run_from_the_hub_without_the_extra_says_which_to_install(hidden) -> Non
     )
     assert res.exit_code == 2
     assert "pip install 'winoscope[hub]'" in res.output
+
+
+def test_hf_backend_without_torch_names_the_extra(tmp_path: Path) -> None:
+    """Without torch, ``hf:`` says which extra installs it instead of a bare import error."""
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "from winoscope.backends import create_backend\n"
+        "from winoscope.extras import MissingExtra\n"
+        "try:\n"
+        f"    create_backend('hf:{tmp_path}')\n"
+        "except MissingExtra as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "pip install 'winoscope[hf]'" in out.stdout, out.stdout + out.stderr

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BackendError
+from ..extras import require
 from ..records import Request, Response
 from .base import backend, reject_unknown
 from .hf_batching import AUTO_START_CUDA, AUTO_START_OTHER, BatchSizer, length_sorted_batches
@@ -321,6 +322,7 @@ def make_hf(
     """
     del seed
     reject_unknown("hf", unknown, HF_OPTIONS)
+    require("torch", f"hf:{name}")  # a missing local-model stack names the extra to install
     model_dir = resolve_model_dir(name, None if revision is None else str(revision))
     chat_flag = as_bool_or_auto(chat, "chat")
     if system is not None and chat_flag is False:
