@@ -65,7 +65,8 @@ def tasks_cmd(as_json: Annotated[bool, typer.Option("--json", help="Print JSON."
         return
     table = Table("task", "source", "protocol", "metrics")
     for r in rows:
-        table.add_row(r["task"], r["source"], r["protocol"], ", ".join(r["metrics"]))
+        protocols = ", ".join(r["protocols"])  # cloze where --mode cloze is available
+        table.add_row(r["task"], r["source"], protocols, ", ".join(r["metrics"]))
     out_console.print(table)
 
 
@@ -301,6 +302,7 @@ def exit_on_outcome(outcome: dict) -> None:  # type: ignore[type-arg]
             f"[yellow]{reasons['length']} answer(s) cut off by the token limit[/] "
             "(finish_reason=length)",
             highlight=False,
+            soft_wrap=True,
         )
     if outcome.get("success", True):
         return
@@ -309,6 +311,7 @@ def exit_on_outcome(outcome: dict) -> None:  # type: ignore[type-arg]
             f"[bold red]no request was answered[/] ({outcome['failed']} failed): the metrics "
             "are empty; exit status 3",
             highlight=False,
+            soft_wrap=True,
         )
     else:
         err_console.print(
@@ -316,6 +319,7 @@ def exit_on_outcome(outcome: dict) -> None:  # type: ignore[type-arg]
             f"({outcome['failed_share']:.1%}, more than --max-failed-share "
             f"{outcome['max_failed_share']:g}): exit status 3",
             highlight=False,
+            soft_wrap=True,
         )
     raise typer.Exit(3)
 

@@ -60,6 +60,7 @@ class Task:
             "family": self.family,
             "source": self.source,
             "protocol": self.protocol,
+            "protocols": [self.protocol] + (["cloze"] if self.build_cloze_requests else []),
             "metrics": list(self.metrics),
             "description": self.description,
         }
