@@ -20,7 +20,7 @@ def resample_weights(n_items: int, n_boot: int, rng: np.random.Generator) -> np.
     from .paired import record_draw  # paired comparisons check both runs drew the same
 
     if n_items == 0:
-        weights = np.zeros((n_boot, 0))
+        weights: np.ndarray = np.zeros((n_boot, 0))
     else:
         weights = rng.multinomial(n_items, np.full(n_items, 1.0 / n_items), size=n_boot)
         weights = weights.astype(float)
