@@ -32,7 +32,15 @@ import pandas as pd
 from ..errors import DatasetError, ScoringError, TaskError
 from ..report.rundir import RunDir, load_predictions, load_run_dir
 from ..scoring.paired import ReplicateSink, bootstrap_p, capture_replicates, holm
-from ..scoring.stats import mcnemar_exact, percentile_ci
+from ..scoring.stats import percentile_ci
+from .pairing import (
+    MCNEMAR_COLUMNS,
+    align_rows,
+    answered,
+    check_same_data,
+    mcnemar_table,
+    row_correctness,
+)
 
 DIFF_COLUMNS = [
     "metric",
@@ -50,24 +58,6 @@ DIFF_COLUMNS = [
     "n_b",
     "headline",
 ]
-MCNEMAR_COLUMNS = [
-    "split",
-    "type",
-    "rows",
-    "both_right",
-    "only_a_right",
-    "only_b_right",
-    "both_wrong",
-    "p_value",
-    "p_holm",
-]
-ROW_KEYS = ("row_id", "row_key", "idx")
-# prediction column -> gold columns tried in order (the first present is the gold label)
-GOLD_COLUMNS = {
-    "prediction_role": ("coreference_role", "gold_role", "gold_referent"),
-    "prediction": ("label",),
-}
-ALIASES = {"prediction": {"contradiction": "neutral"}}
 
 
 @dataclass(frozen=True)
@@ -97,138 +87,6 @@ class DiffResult:
     def headline(self) -> pd.DataFrame:
         """The rows the verdicts speak about."""
         return self.table[self.table["headline"]].reset_index(drop=True)
-
-
-def data_identity(manifest: dict[str, Any]) -> dict[str, str]:
-    """What identifies a run's data, strongest first: the canonical table hash, the hub
-    revision, the file sha256."""
-    ds = manifest.get("dataset") or {}
-    src = ds.get("source") or {}
-    out: dict[str, str] = {}
-    if ds.get("table_sha256"):
-        out["dataset.table_sha256"] = str(ds["table_sha256"])
-    for key in ("revision", "sha256"):
-        if src.get(key):
-            out[f"dataset.source.{key}"] = str(src[key])
-    return out
-
-
-def check_same_data(a: RunDir, b: RunDir) -> str:
-    """The identity both runs share (``field=value``), else a DatasetError naming what differs."""
-    ia, ib = data_identity(a.manifest), data_identity(b.manifest)
-    shared = [k for k in ia if k in ib]
-    if not shared:
-        raise DatasetError(
-            "cannot tell whether the two runs used the same data: "
-            f"{a.path.name} records {', '.join(ia) or 'no dataset hash'}, "
-            f"{b.path.name} records {', '.join(ib) or 'no dataset hash'}",
-            file=str(b.path / "manifest.json"),
-        )
-    key = shared[0]  # the strongest identity both record
-    if ia[key] != ib[key]:
-        raise DatasetError(
-            f"the runs used different data: {key} is {ia[key]} in {a.path.name} "
-            f"and {ib[key]} in {b.path.name}",
-            file=str(b.path / "manifest.json"),
-            field=key,
-        )
-    return f"{key}={ia[key]}"
-
-
-def _row_key(pa: pd.DataFrame, pb: pd.DataFrame) -> str:
-    for k in ROW_KEYS:
-        if k in pa.columns and k in pb.columns:
-            return k
-    raise ScoringError(f"the predictions have no row id column ({', '.join(ROW_KEYS)})")
-
-
-def align_rows(pa: pd.DataFrame, pb: pd.DataFrame, a: RunDir, b: RunDir) -> pd.DataFrame:
-    """B's rows in A's order; a DatasetError listing rows only one run has."""
-    key = _row_key(pa, pb)
-    ka, kb = pa[key].astype(str), pb[key].astype(str)
-    for k, path in ((ka, a.path), (kb, b.path)):
-        dup = k[k.duplicated()]
-        if len(dup):
-            raise DatasetError(
-                f"row id {dup.iloc[0]!r} appears twice",
-                file=str(path / "predictions.parquet"),
-                field=key,
-            )
-    only_a, only_b = sorted(set(ka) - set(kb)), sorted(set(kb) - set(ka))
-    if only_a or only_b:
-        raise DatasetError(
-            f"the runs cover different rows ({len(only_a)} only in {a.path.name}, e.g. "
-            f"{only_a[:3]}; {len(only_b)} only in {b.path.name}, e.g. {only_b[:3]})",
-            file=str(b.path / "predictions.parquet"),
-            field=key,
-        )
-    return pb.set_index(kb.to_numpy()).loc[ka.to_numpy()].reset_index(drop=True)
-
-
-def _answered(col: pd.Series) -> pd.Series:
-    text = col.astype("string").str.strip()
-    return text.notna() & text.ne("")
-
-
-def row_correctness(table: pd.DataFrame, prediction_column: str) -> pd.Series | None:
-    """Row correctness (bool, NA where unanswered), or None when the task has no gold label per
-    row (coreference clusters)."""
-    gold = next((g for g in GOLD_COLUMNS.get(prediction_column, ()) if g in table.columns), None)
-    if gold is None or prediction_column not in table.columns:
-        return None
-    pred = table[prediction_column].astype("string").str.strip().str.lower()
-    pred = pred.replace(ALIASES.get(prediction_column, {}))
-    right = pred.eq(table[gold].astype("string").str.strip().str.lower())
-    return right.astype("boolean").mask(~_answered(table[prediction_column]), pd.NA)
-
-
-def _mcnemar_strata(table: pd.DataFrame) -> list[str]:
-    if {"split", "type"} <= set(table.columns):
-        return ["split", "type"]
-    for c in ("context", "pronoun"):
-        if c in table.columns:
-            return [c]
-    return []
-
-
-def mcnemar_table(table: pd.DataFrame, right_a: pd.Series, right_b: pd.Series) -> pd.DataFrame:
-    """Exact McNemar on row correctness per stratum and over all rows, Holm across strata."""
-    both = right_a.notna() & right_b.notna()
-    ra, rb = right_a.fillna(False).astype(bool), right_b.fillna(False).astype(bool)
-    cols = _mcnemar_strata(table)
-    records = []
-
-    def one(split: str, typ: str, mask: pd.Series) -> None:
-        m = mask & both
-        b = int((m & ra & ~rb).sum())
-        c = int((m & ~ra & rb).sum())
-        records.append(
-            {
-                "split": split,
-                "type": typ,
-                "rows": int(m.sum()),
-                "both_right": int((m & ra & rb).sum()),
-                "only_a_right": b,
-                "only_b_right": c,
-                "both_wrong": int((m & ~ra & ~rb).sum()),
-                "p_value": mcnemar_exact(b, c),
-            }
-        )
-
-    if cols:
-        keys = table[cols].astype(str)
-        for values in keys.drop_duplicates().sort_values(cols).itertuples(index=False):
-            mask = (keys == pd.Series(list(values), index=cols)).all(axis=1)
-            labels = [str(v) for v in values] + ["all"] * (2 - len(cols))
-            one(labels[0], labels[1], mask)
-    one("all", "all", pd.Series(True, index=table.index))
-    frame = pd.DataFrame.from_records(records)
-    strata_only = frame["split"] != "all"
-    frame["p_holm"] = np.nan
-    if strata_only.any():
-        frame.loc[strata_only, "p_holm"] = holm(frame.loc[strata_only, "p_value"].tolist())
-    frame.loc[~strata_only, "p_holm"] = frame.loc[~strata_only, "p_value"]
-    return frame[MCNEMAR_COLUMNS]
 
 
 def _score(
@@ -440,7 +298,7 @@ def diff(
             raise DatasetError(
                 f"no '{col}' column to compare", file=str(run.path / "predictions.parquet")
             )
-    ans_a, ans_b = _answered(pa[col]), _answered(pb[col])
+    ans_a, ans_b = answered(pa[col]), answered(pb[col])
     both = ans_a & ans_b
     pa, pb = pa.copy(), pb.copy()
     pa[col] = pa[col].where(both, None)
