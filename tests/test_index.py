@@ -46,3 +46,32 @@ def test_demo_writes_one_page_to_open(tmp_path: Path) -> None:
     )
     for href in links:
         assert (index.parent / href).resolve().is_file(), href
+
+
+def test_fast_metrics_reader_equals_the_checked_one(tmp_path: Path) -> None:
+    """compare reads many metrics.csv files through a one-pass reader; it must give the checked
+    reader's table, and a bad cell must still get the checked reader's error."""
+    import pandas as pd
+    import pytest
+
+    from winoscope.errors import DatasetError
+    from winoscope.report import rundir
+
+    run = tmp_path / "run"
+    winoscope.run("winopron-uk", "baseline:first", out=run, n_boot=50)
+    path = run / "metrics.csv"
+    fast = rundir._read_metrics_fast(path)
+    assert fast is not None
+    raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    bad = tmp_path / "bad.csv"
+    raw.to_csv(bad, index=False)
+    checked_copy = tmp_path / "copy.csv"
+    raw.assign(extra="x").to_csv(checked_copy, index=False)  # unknown column: checked path
+    assert rundir._read_metrics_fast(checked_copy) is None
+    checked = rundir.read_metrics_csv(checked_copy).drop(columns="extra")
+    pd.testing.assert_frame_equal(rundir.read_metrics_csv(path), checked)
+    raw.loc[2, "ci_low"] = "abc"
+    raw.to_csv(bad, index=False)
+    assert rundir._read_metrics_fast(bad) is None
+    with pytest.raises(DatasetError, match=r"row 3, field 'ci_low'"):
+        rundir.read_metrics_csv(bad)
