@@ -329,11 +329,3 @@ def test_bootstrap_p_and_holm_by_hand() -> None:
     # Holm: sorted 0.01, 0.03, 0.04 -> 3 * 0.01, max(0.03, 2 * 0.03), max(0.06, 1 * 0.04)
     assert holm([0.04, 0.01, 0.03, float("nan")])[:3] == pytest.approx([0.06, 0.03, 0.06])
 
-
-def test_coreference_runs_are_refused_with_a_reason(tmp_path: Path) -> None:
-    """The coreference scorer does not expose its bootstrap replicates: no paired interval,
-    said plainly instead of a wrong one."""
-    for name in ("a", "b"):
-        winoscope.run("winobias-uk/coref", "baseline:first", out=tmp_path / name, n_boot=50)
-    with pytest.raises(TaskError, match="does not report bootstrap replicates"):
-        diff(tmp_path / "a", tmp_path / "b")

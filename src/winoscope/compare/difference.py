@@ -34,9 +34,10 @@ from ..report.rundir import RunDir, load_predictions, load_run_dir
 from ..scoring.paired import ReplicateSink, bootstrap_p, capture_replicates, holm
 from ..scoring.stats import percentile_ci
 from .pairing import (
+    COREF_COLUMN,
     MCNEMAR_COLUMNS,
     align_rows,
-    answered,
+    answered_rows,
     check_same_data,
     mcnemar_table,
     row_correctness,
@@ -298,7 +299,7 @@ def diff(
             raise DatasetError(
                 f"no '{col}' column to compare", file=str(run.path / "predictions.parquet")
             )
-    ans_a, ans_b = answered(pa[col]), answered(pb[col])
+    ans_a, ans_b = answered_rows(pa, col), answered_rows(pb, col)
     both = ans_a & ans_b
     pa, pb = pa.copy(), pb.copy()
     pa[col] = pa[col].where(both, None)
@@ -322,7 +323,12 @@ def diff(
         res_a.metrics, res_b.metrics, sink_a.replicates, sink_b.replicates, level, kept
     )
     notes = []
-    ra, rb = row_correctness(ta, col), row_correctness(tb, col)
+    # coreference: the pronoun link per document, from the predictions' standard columns
+    coref_rows = col == COREF_COLUMN
+    ra = row_correctness(pa if coref_rows else ta, col)
+    rb = row_correctness(pb if coref_rows else tb, col)
+    if coref_rows and ra is not None and rb is not None:
+        ra, rb = ra.set_axis(ta.index), rb.set_axis(tb.index)
     if ra is None or rb is None:
         mcn = pd.DataFrame(columns=MCNEMAR_COLUMNS)
         notes.append(f"{task.name} has no gold label per row: no McNemar test")

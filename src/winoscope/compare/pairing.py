@@ -4,7 +4,11 @@ Two runs can be compared row by row only when they were made on the same table: 
 canonical table hash (``dataset.table_sha256``) decides when both record it, else the hub
 revision or file sha256 (:func:`check_same_data`), and the rows are matched by their id
 (:func:`align_rows`). Row correctness is ``prediction == gold`` for the tasks with one gold label
-per row (WinoBias, WinoPron, SweWinogender); coreference tasks have none.
+per row (WinoBias, WinoPron, SweWinogender); for the coreference tasks it is the pronoun link
+of each document: right when the resolver linked the pronoun to the gold referent only
+(``link_correct`` of :func:`~winoscope.protocols.coref.document_frame`, the per-document part of
+``link_accuracy``). CoNLL F1 has no per-row correctness (it sums counts over documents); its
+differences get the paired bootstrap only.
 """
 
 from __future__ import annotations
@@ -111,9 +115,36 @@ def answered(col: pd.Series) -> pd.Series:
     return text.notna() & text.ne("")
 
 
+COREF_COLUMN = "predicted_clusters"
+
+
+def answered_rows(table: pd.DataFrame, prediction_column: str) -> pd.Series:
+    """Rows with an answer. A resolver that returned no clusters for a document has answered
+    (nothing: a miss, scored as such); only a failed request (``response_status`` ``error``)
+    leaves a coreference row unanswered."""
+    if prediction_column == COREF_COLUMN and "response_status" in table.columns:
+        from ..protocols.coref import NO_ANSWER
+
+        return ~table["response_status"].astype("string").isin(NO_ANSWER).fillna(False)
+    return answered(table[prediction_column])
+
+
+def coref_link_correctness(table: pd.DataFrame, source: str = "predictions") -> pd.Series:
+    """Per document: the pronoun linked to the gold referent only (bool; NA where the
+    prediction was blanked as unanswered). Needs the standard coreference columns, which a
+    resolver run's predictions carry."""
+    from ..protocols.coref import document_frame
+
+    right = document_frame(table, source)["link_correct"].astype("boolean")
+    blank = table[COREF_COLUMN].isna()
+    return right.mask(blank.to_numpy(), pd.NA)
+
+
 def row_correctness(table: pd.DataFrame, prediction_column: str) -> pd.Series | None:
     """Row correctness (bool, NA where unanswered), or None when the task has no gold label per
-    row (coreference clusters)."""
+    row. Coreference rows: the pronoun link (:func:`coref_link_correctness`)."""
+    if prediction_column == COREF_COLUMN:
+        return coref_link_correctness(table) if COREF_COLUMN in table.columns else None
     gold = next((g for g in GOLD_COLUMNS.get(prediction_column, ()) if g in table.columns), None)
     if gold is None or prediction_column not in table.columns:
         return None

@@ -37,6 +37,7 @@ from ..errors import ScoringError
 from ..records import Option, Request, Response
 from ..scoring.base import METRIC_COLUMNS
 from ..scoring.coref_metrics import CONLL_METRICS, DocumentScore, score_document
+from ..scoring.paired import record_replicates
 from ..scoring.stats import nanmean_rows, percentile_ci, resample_weights
 
 Span = tuple[int, int]
@@ -510,6 +511,8 @@ def score_frame(
         for name, value in points.items():
             if np.isnan(value):
                 continue  # an empty subset in this stratum (no cross controls in type2)
+            if name in reps:  # for paired comparisons (``diff``), as ``metric_row`` does
+                record_replicates(name, split, typ, reps[name])
             lo, hi = percentile_ci(reps[name]) if name in reps else (float("nan"), float("nan"))
             gap = next((g for g in gaps if g[0] == name), None)
             sub_name = next((s for s in n_by if name.endswith("_" + s)), None)
@@ -539,7 +542,11 @@ def score_frame(
             if not vals:
                 continue
             stack = [r[name] for r in per_stratum.values() if name in r]
-            lo, hi = percentile_ci(nanmean_rows(stack)) if stack else (float("nan"), float("nan"))
+            lo, hi = float("nan"), float("nan")
+            if stack:
+                macro_reps = nanmean_rows(stack)
+                record_replicates(name, "macro", "macro", macro_reps)
+                lo, hi = percentile_ci(macro_reps)
             rows.append(
                 {
                     "metric": name,
