@@ -17,8 +17,14 @@ EN right, only UK right, both wrong) with an exact McNemar test; and the occupat
 accuracy differs most between the languages (by the English target occupation, with the
 Ukrainian name beside it).
 
-Not linked here: WinoPron-UK to WinoPron-EN and SweWinogender to Winogender-EN (their runs
-carry no shared source key in this package's tables yet).
+WinoPron-UK joins English WinoPron (task ``winopron-en``) on the source template number and
+pronoun set (:mod:`winoscope.compare.across_winopron`).
+
+Not linked: SweWinogender to English Winogender. The SweWinogender release numbers its own
+templates (``template_id`` 1A, 1B; schema 1) and gives Swedish occupation and participant
+lemmas, but no Winogender schema id or English form, so no row can be tied to an English
+Winogender sentence without a mapping the release does not state; :func:`crosslingual`
+refuses the pair and says so (:data:`UNLINKABLE`).
 """
 
 from __future__ import annotations
@@ -36,7 +42,20 @@ from ..report.rundir import RunDir, load_predictions, load_run_dir
 from ..scoring.paired import bootstrap_p
 from ..scoring.stats import mcnemar_exact, nanmean_rows, percentile_ci, resample_weights
 
-PAIRS = {("winobias-uk", "winobias-en")}
+PAIRS = {("winobias-uk", "winobias-en"), ("winopron-uk", "winopron-en")}
+SWEWINOGENDER_TASKS = ("swewinogender", "swewinogender/nli", "swewinogender/resolution")
+UNLINKABLE = {
+    (sv, en): (
+        "SweWinogender rows cannot be linked to English Winogender rows: the SweWinogender "
+        "release numbers its own templates (template_id 1A, 1B, ...; schema 1) and does not say "
+        "which Winogender schema or sentence (answer 0 or 1) each one adapts, and its "
+        "occupations and participants are Swedish lemmas with no English form, so pairing the "
+        "runs would rest on a mapping the release does not give. Compare the two runs' own "
+        "reports side by side instead (winoscope compare)"
+    )
+    for sv in SWEWINOGENDER_TASKS
+    for en in ("winogender-en", "winopron-en")
+}
 KEY = ["split", "type", "item_number", "condition"]
 STRATUM = ["split", "type"]
 METRICS = ("pro_accuracy", "anti_accuracy", "overall_accuracy", "signed_bias_gap")
@@ -227,19 +246,35 @@ def crosslingual(
     seed: int = 0,
     level: float = 0.95,
 ) -> CrosslingualResult:
-    """Join a WinoBias-UK run and a WinoBias (English) run of one model on shared items."""
+    """Join a Ukrainian run and an English run of one model on shared source items
+    (WinoBias-UK with WinoBias, WinoPron-UK with WinoPron); SweWinogender cannot be linked to
+    English Winogender (the error says why)."""
     uk = run_uk if isinstance(run_uk, RunDir) else load_run_dir(run_uk)
     en = run_en if isinstance(run_en, RunDir) else load_run_dir(run_en)
+    if (uk.task, en.task) in UNLINKABLE:
+        raise TaskError(
+            f"no cross-lingual link between {uk.task} ({uk.path.name}) and {en.task} "
+            f"({en.path.name}): {UNLINKABLE[(uk.task, en.task)]}"
+        )
     if (uk.task, en.task) not in PAIRS:
         known = ", ".join(f"{a} with {b}" for a, b in sorted(PAIRS))
         raise TaskError(
             f"no cross-lingual link between {uk.task} ({uk.path.name}) and {en.task} "
             f"({en.path.name}); linked: {known}"
         )
-    rows, counts = shared_rows(load_predictions(uk), load_predictions(en))
+    if uk.task == "winopron-uk":
+        from . import across_winopron as wp
+
+        rows, counts = wp.shared_rows(load_predictions(uk), load_predictions(en))
+        key, unit = wp.KEY, "template pair (pair_id; same draws for both languages)"
+        tables = (wp.metric_table, wp.agreement_table, wp.occupation_table)
+    else:
+        rows, counts = shared_rows(load_predictions(uk), load_predictions(en))
+        key, unit = KEY, "source item within split/type (same draws for both languages)"
+        tables = (metric_table, agreement_table, occupation_table)
     if rows.empty:
         raise DatasetError(
-            "the two runs share no answered source item (split, type, item_number, condition)",
+            f"the two runs share no answered source item ({', '.join(key)})",
             file=str(en.path),
         )
     result = CrosslingualResult(
@@ -247,16 +282,16 @@ def crosslingual(
         run_en=str(en.path),
         model_uk=uk.model,
         model_en=en.model,
-        table=metric_table(rows, n_boot=n_boot, seed=seed, level=level),
-        agreement=agreement_table(rows),
-        occupations=occupation_table(rows),
+        table=tables[0](rows, n_boot=n_boot, seed=seed, level=level),
+        agreement=tables[1](rows),
+        occupations=tables[2](rows),
         settings={
             **counts,
             "n_boot": n_boot,
             "seed": seed,
             "level": level,
-            "resampling_unit": "source item within split/type (same draws for both languages)",
-            "join": KEY,
+            "resampling_unit": unit,
+            "join": key,
         },
     )
     if out is not None:

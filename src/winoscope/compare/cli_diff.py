@@ -64,8 +64,8 @@ def diff_command(
 
 
 def crosslingual_command(
-    run_uk: Annotated[Path, typer.Argument(help="A WinoBias-UK run (task winobias-uk).")],
-    run_en: Annotated[Path, typer.Argument(help="The same model on English WinoBias.")],
+    run_uk: Annotated[Path, typer.Argument(help="A WinoBias-UK or WinoPron-UK run.")],
+    run_en: Annotated[Path, typer.Argument(help="The same model on English WinoBias or WinoPron.")],
     out: Annotated[
         Path | None,
         typer.Option(help="Write crosslingual.csv, _agreement.csv and _occupations.csv here."),
@@ -73,8 +73,9 @@ def crosslingual_command(
     bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
 ) -> None:
-    """Join a Ukrainian and an English run of one model on their shared WinoBias source items:
-    accuracy and gap per language, UK - EN with paired intervals, per-item agreement."""
+    """Join a Ukrainian and an English run of one model on their shared source items (WinoBias
+    items, WinoPron templates): accuracy and gap per language, UK - EN with paired intervals,
+    per-item agreement. SweWinogender cannot be linked to English Winogender (said why)."""
     from .across_languages import crosslingual
 
     try:
