@@ -328,4 +328,6 @@ def test_bootstrap_p_and_holm_by_hand() -> None:
     assert bootstrap_p(np.array([0.2] * 99)) == pytest.approx(0.02)
     # Holm: sorted 0.01, 0.03, 0.04 -> 3 * 0.01, max(0.03, 2 * 0.03), max(0.06, 1 * 0.04)
     assert holm([0.04, 0.01, 0.03, float("nan")])[:3] == pytest.approx([0.06, 0.03, 0.06])
+    # tiny p-values keep their size (McNemar on thousands of rows): 2 * 1e-26, not 0
+    assert holm([1e-26, 2e-20]) == [2e-26, 2e-20]
 

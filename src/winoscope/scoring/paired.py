@@ -99,4 +99,5 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     for rank, i in enumerate(idx[np.argsort(p[idx], kind="stable")]):
         running = max(running, min(1.0, (m - rank) * float(p[i])))
         out[i] = running
-    return [round(float(x), 12) if not math.isnan(x) else math.nan for x in out]
+    # 12 significant digits (not decimals: a p of 1e-26 must not print as 0)
+    return [float(f"{float(x):.12g}") if not math.isnan(x) else math.nan for x in out]
