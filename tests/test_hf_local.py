@@ -469,5 +469,9 @@ def test_letter_mass_reaches_predictions_manifest_and_report(tiny_dir, tmp_path)
     assert preds["letter_mass"].mean() == pytest.approx(summary["mean"], abs=1e-6)
     report = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
     assert "**Letter mass**" in report
+    html = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
+    assert f"mean {summary['mean']:.3f} over {summary['requests']} requests" in html
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text(encoding="utf-8"))
+    assert metrics["letter_mass"] == summary
     texts = run("winobias-uk", f"hf:{tiny_dir}", n_boot=20, backend_options={"mode": "texts"})
     assert "letter_mass" not in texts.manifest and "letter_mass" not in texts.predictions

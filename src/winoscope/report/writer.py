@@ -74,6 +74,9 @@ def write_run(rr: RunResult, out: Path) -> Path:
             "tests": rr.result.tests,
             "counts": rr.result.counts.to_dict("records"),
             "settings": rr.result.settings,
+            # how much of the next-token probability sat on the offered letters (None: not
+            # letter-scored); a low mass means the model does not answer in the offered format
+            "letter_mass": rr.manifest.get("letter_mass"),
             "request_errors": rr.errors,
         },
     )
