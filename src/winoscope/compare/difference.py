@@ -216,8 +216,10 @@ def _interval(lo: float, hi: float) -> str:
 def verdicts(table: pd.DataFrame) -> list[str]:
     """One line per headline metric: what changed, the interval, and whether it excludes 0.
 
-    A gap is "smaller"/"larger" when the interval of ``|B| - |A|`` excludes 0; any other metric
-    is "higher"/"lower" when the interval of ``B - A`` does; otherwise "unchanged within" it.
+    A gap is "smaller" when the interval of ``|B| - |A|`` lies below 0, and "larger" when it
+    lies above 0 and the signed change's interval excludes 0 too (with A's gap at 0 every
+    resampled ``|B| - |A|`` is at least 0, which alone shows no change); any other metric is
+    "higher"/"lower" when the interval of ``B - A`` excludes 0; otherwise "unchanged within".
     """
     lines = []
     heads = table[table["headline"]]
@@ -232,6 +234,11 @@ def verdicts(table: pd.DataFrame) -> list[str]:
             continue
         up, down = ("larger", "smaller") if len(size) else ("higher", "lower")
         excludes = not math.isnan(lo) and (lo > 0 or hi < 0)
+        s_lo, s_hi = float(signed["ci_low"]), float(signed["ci_high"])
+        if excludes and len(size) and lo > 0 and not (s_lo > 0 or s_hi < 0):
+            # |B| - |A| sits above 0 whenever A's gap is (near) 0, since a size cannot fall
+            # below 0: a larger gap needs the signed change to exclude 0 as well
+            excludes = False
         if excludes:
             word = up if lo > 0 else down
             verdict = f"{word}, interval excludes 0"
