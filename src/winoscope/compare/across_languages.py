@@ -79,11 +79,26 @@ class CrosslingualResult:
         return self.table.copy()
 
 
-def _right(table: pd.DataFrame) -> pd.Series:
+def row_correct(table: pd.DataFrame, gold: str) -> pd.Series:
+    """Whether each row's ``prediction_role`` is its ``gold`` role; NA where unanswered."""
     pred = table["prediction_role"].astype("string").str.strip().str.lower()
     answered = pred.notna() & pred.ne("")
-    right = pred.eq(table["coreference_role"].astype("string").str.strip().str.lower())
+    right = pred.eq(table[gold].astype("string").str.strip().str.lower())
     return right.astype("boolean").mask(~answered, pd.NA)
+
+
+def _right(table: pd.DataFrame) -> pd.Series:
+    return row_correct(table, "coreference_role")
+
+
+def answered_in_both(joined: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """The joined rows both languages answered (``right_uk``/``right_en`` as bools), and how
+    many shared rows were left out for want of an answer."""
+    both = joined["right_uk"].notna() & joined["right_en"].notna()
+    out = joined[both].copy()
+    out["right_uk"] = out["right_uk"].astype(bool)
+    out["right_en"] = out["right_en"].astype(bool)
+    return out.reset_index(drop=True), int((~both).sum())
 
 
 def shared_rows(uk: pd.DataFrame, en: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
@@ -110,18 +125,15 @@ def shared_rows(uk: pd.DataFrame, en: pd.DataFrame) -> tuple[pd.DataFrame, dict[
     )
     if occ_en:
         joined = joined.rename(columns={occ_en: "target_occupation_en"})
-    both = joined["right_uk"].notna() & joined["right_en"].notna()
+    out, unanswered = answered_in_both(joined)
     counts = {
         "uk_primary_rows": len(u),
         "en_primary_rows": len(e),
         "shared_rows": len(joined),
         "uk_rows_without_en": len(u) - len(joined),
-        "unanswered_shared_rows": int((~both).sum()),
+        "unanswered_shared_rows": unanswered,
     }
-    out = joined[both].copy()
-    out["right_uk"] = out["right_uk"].astype(bool)
-    out["right_en"] = out["right_en"].astype(bool)
-    return out.reset_index(drop=True), counts
+    return out, counts
 
 
 def _stratum_arrays(rows: pd.DataFrame, w: np.ndarray) -> dict[str, dict[str, np.ndarray]]:

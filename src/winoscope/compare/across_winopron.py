@@ -48,10 +48,9 @@ GAP = ("gender_gap", "female_accuracy", "male_accuracy")  # the card: female - m
 
 
 def _right(t: pd.DataFrame) -> pd.Series:
-    pred = t["prediction_role"].astype("string").str.strip().str.lower()
-    answered = pred.notna() & pred.ne("")
-    right = pred.eq(t["gold_role"].astype("string").str.strip().str.lower())
-    return right.astype("boolean").mask(~answered, pd.NA)
+    from .across_languages import row_correct
+
+    return row_correct(t, "gold_role")
 
 
 def _prepared(t: pd.DataFrame, lang: str) -> pd.DataFrame:
@@ -108,19 +107,18 @@ def shared_rows(uk: pd.DataFrame, en: pd.DataFrame) -> tuple[pd.DataFrame, dict[
     keep_e = [c for c in (*KEY, "occupation_group_en", "right_en") if c in e.columns]
     joined = u[keep_u].merge(e[keep_e], on=KEY, how="inner")
     joined["pronoun_set"] = joined["pronoun_set"].map({v: k for k, v in SET_EN.items()})
-    both = joined["right_uk"].notna() & joined["right_en"].notna()
+    from .across_languages import answered_in_both
+
+    out, unanswered = answered_in_both(joined)
     counts: dict[str, Any] = {
         "uk_rows": len(u),
         "en_rows": len(e),
         "linked_templates": len(linked),
         "shared_rows": len(joined),
         "uk_rows_without_en": len(u) - len(joined),
-        "unanswered_shared_rows": int((~both).sum()),
+        "unanswered_shared_rows": unanswered,
     }
-    out = joined[both].copy()
-    out["right_uk"] = out["right_uk"].astype(bool)
-    out["right_en"] = out["right_en"].astype(bool)
-    return out.reset_index(drop=True), counts
+    return out, counts
 
 
 def _values(rows: pd.DataFrame, w: np.ndarray, codes: np.ndarray, n_units: int) -> dict:
