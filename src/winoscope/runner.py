@@ -178,7 +178,7 @@ def run(
     task: str | Task,
     model: str | Backend,
     *,
-    data: str | Path | None = None,
+    data: str | Path | Dataset | None = None,
     out: str | Path | None = None,
     seed: int = 0,
     template: str | Path | PromptTemplate | ClozeTemplate | None = None,
@@ -227,7 +227,8 @@ def run(
     t = get_task(task) if isinstance(task, str) else task
     apply_failed_policy(pd.DataFrame(), t.prediction_column, failed)  # an unknown policy fails now
     _conventions(t, labels=labels, alpha_invalid=alpha_invalid)
-    ds = t.load(data, revision=revision, split=split)
+    # an already loaded dataset (several templates over one table) is not read again
+    ds = data if isinstance(data, Dataset) else t.load(data, revision=revision, split=split)
     issues = t.validate(ds)
     if strict and issues:
         raise ValidationFailed(issues, ds.source.location)

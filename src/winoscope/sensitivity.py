@@ -172,6 +172,7 @@ def run_templates(
     )
     cloze_mode = str(backend.params.get("mode", "")) == "cloze"
     chosen = resolve_templates(t, templates, cloze_mode=cloze_mode)
+    ds = t.load(data, revision=revision, split=split)  # once for every template's run
     out_dir = None if out is None else Path(out)
     store_path = _store_path(store, out_dir) if getattr(backend, "cacheable", True) else None
     runs: list[RunResult] = []
@@ -182,13 +183,11 @@ def run_templates(
             rr = run_one(
                 t,
                 backend,
-                data=data,
+                data=ds,
                 out=None if out_dir is None else out_dir / run_dir_name(tmpl.name),
                 seed=seed,
                 template=tmpl,
                 n_boot=n_boot,
-                revision=revision,
-                split=split,
                 quiet=quiet,
                 store=store_path if store_path is not None else False,
                 resume=resume,
