@@ -54,7 +54,7 @@ def _tolerance(expected: float) -> float:
 
 
 def _cases() -> list[dict]:
-    path = Path(__file__).resolve().parents[2] / "shared" / "data" / SCORER_TESTS / "expected.json"
+    path = Path(__file__).resolve().parents[3] / "shared" / "data" / SCORER_TESTS / "expected.json"
     if not path.is_file():
         return [{"id": "missing"}]
     return json.loads(path.read_text())
