@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus_gen import write_corpus
 from winoscope.occupations.lexicons import load_lexicon
 from winoscope.occupations.scan import build_spec, scan_corpus
-from winoscope.occupations.scan.inputs import read_stream
+from winoscope.occupations.scan.streams import read_stream
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = ROOT.parent / "shared" / "data" / "sv-names"

@@ -12,7 +12,7 @@ import pytest
 from winoscope.datasets.sources import load_hub_table
 from winoscope.errors import WinoscopeError
 from winoscope.extras import MissingExtra, require
-from winoscope.occupations.scan.inputs import open_stream
+from winoscope.occupations.scan.streams import open_stream
 
 
 @pytest.fixture

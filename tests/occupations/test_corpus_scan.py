@@ -30,7 +30,8 @@ from winoscope.occupations.scan import (
     read_unit,
     scan_corpus,
 )
-from winoscope.occupations.scan.inputs import fill_slots, unit_input_bytes
+from winoscope.occupations.scan.inputs import unit_input_bytes
+from winoscope.occupations.scan.streams import fill_slots
 
 F, M, T, N = 0, 1, 2, 3  # class columns: female, male, tie, none
 SMALL, MEDIUM, LARGE = 0, 1, 2
@@ -398,16 +399,16 @@ def test_slots_of_a_shared_ring_hold_whole_lines(tmp_path, slot_size, final_newl
 
 
 def test_a_process_pool_decompresses_each_stream_once(mixed_corpus, sv_names_spec, monkeypatch):
-    import winoscope.occupations.scan.run as run
+    import winoscope.occupations.scan.process_pool as pool
 
     opened: list[str] = []
-    real = run.fill_slots
+    real = pool.fill_slots
 
     def counting(path, *args):  # type: ignore[no-untyped-def]
         opened.append(path)
         return real(path, *args)
 
-    monkeypatch.setattr(run, "fill_slots", counting)
+    monkeypatch.setattr(pool, "fill_slots", counting)
     streams = mixed_corpus[1:]
     multi = scan_corpus(sv_names_spec, streams, workers=2, block_size=20_000)
     assert sorted(opened) == sorted(str(p) for p in streams)
@@ -462,7 +463,7 @@ def test_dask_workers_malloc_setting_is_lifted_for_a_scan_and_put_back():
     """A worker whose nanny set MALLOC_TRIM_THRESHOLD_ gets larger thresholds for the scan and
     its own back after; a process without the variable is left alone."""
     code = (
-        "from winoscope.occupations.scan.run import worker_malloc_for_scanning as f;"
+        "from winoscope.occupations.scan.dask_cluster import worker_malloc_for_scanning as f;"
         "print(f(True), f(False))"
     )
     env = {k: v for k, v in os.environ.items() if k != "MALLOC_TRIM_THRESHOLD_"}

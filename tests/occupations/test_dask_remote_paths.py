@@ -13,8 +13,9 @@ import pytest
 from winoscope.errors import DatasetError
 from winoscope.occupations.lexicons import load_lexicon
 from winoscope.occupations.scan import build_spec, scan_corpus
+from winoscope.occupations.scan.dask_cluster import scan_on_dask
 from winoscope.occupations.scan.inputs import Unit
-from winoscope.occupations.scan.run import _InputBar, _scan_dask
+from winoscope.occupations.scan.run import _InputBar
 from winoscope.progress import track
 
 distributed = pytest.importorskip("distributed")
@@ -81,7 +82,7 @@ def test_a_worker_that_cannot_read_a_file_gives_one_line(spec, tmp_path) -> None
     ):
         start = time.time()
         with pytest.raises(DatasetError) as err:
-            _scan_dask(
+            scan_on_dask(
                 spec,
                 [Unit(missing, 0, 100)],
                 cluster.scheduler_address,

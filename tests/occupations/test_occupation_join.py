@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from test_occupation_association import hand_counts
 from typer.testing import CliRunner
 
-from test_occupation_association import hand_counts
 from winoscope.cli import app
 from winoscope.errors import DatasetError
 from winoscope.occupations import stats as st

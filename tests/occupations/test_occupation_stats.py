@@ -10,6 +10,8 @@ import pytest
 
 from winoscope.errors import DatasetError
 from winoscope.occupations import stats as st
+from winoscope.occupations.official_tables import read_real_world
+from winoscope.occupations.shares import classify, statistic_columns
 
 OFFICIAL = pd.DataFrame(
     {
@@ -29,7 +31,7 @@ MAPPING = {
 
 
 def test_counts_are_summed_before_the_ratio() -> None:
-    out = st.read_real_world(OFFICIAL, mapping=MAPPING).set_index("occupation")
+    out = read_real_world(OFFICIAL, mapping=MAPPING).set_index("occupation")
     # (90 + 30) / (90 + 10 + 30 + 30) = 0.75, not the mean of 0.9 and 0.5
     assert out.loc["lärare", "real_world"] == pytest.approx(120 / 160)
     assert (out.loc["lärare", "women"], out.loc["lärare", "men"]) == (120, 40)
@@ -43,20 +45,20 @@ def test_counts_are_summed_before_the_ratio() -> None:
         "female-dominated",
     ]
     assert out.attrs["unmapped"] == ["präst"]  # not a dataset occupation: left out, reported
-    assert st.statistic_columns(out) == ["real_world"]
+    assert statistic_columns(out) == ["real_world"]
 
 
 def test_mapping_from_a_file_and_its_errors(tmp_path: Path) -> None:
     path = tmp_path / "map.csv"
     path.write_text("category,occupation\nförskollärare,lärare\ngymnasielärare,lärare\n", "utf-8")
-    out = st.read_real_world(OFFICIAL, mapping=path)
+    out = read_real_world(OFFICIAL, mapping=path)
     assert list(out["occupation"]) == ["lärare"]
     path.write_text("category,occupation\nsnickare,snickare\nsnickare,byggare\n", "utf-8")
     with pytest.raises(DatasetError) as exc:
-        st.read_real_world(OFFICIAL, mapping=path)
+        read_real_world(OFFICIAL, mapping=path)
     assert (exc.value.row, exc.value.field) == (2, "occupation")
     with pytest.raises(DatasetError, match="lacks: rörmokare"):
-        st.read_real_world(OFFICIAL, mapping={"rörmokare": "rörmokare"})
+        read_real_world(OFFICIAL, mapping={"rörmokare": "rörmokare"})
 
 
 def test_percentages_cannot_be_summed_unless_mean_is_asked_for() -> None:
@@ -64,13 +66,13 @@ def test_percentages_cannot_be_summed_unless_mean_is_asked_for() -> None:
         {"occupation": ["förskollärare", "gymnasielärare"], "pct_female": ["90", "50"]}
     )
     with pytest.raises(DatasetError, match="no counts to sum"):
-        st.read_real_world(pct, mapping={"förskollärare": "lärare", "gymnasielärare": "lärare"})
-    out = st.read_real_world(
+        read_real_world(pct, mapping={"förskollärare": "lärare", "gymnasielärare": "lärare"})
+    out = read_real_world(
         pct, mapping={"förskollärare": "lärare", "gymnasielärare": "lärare"}, percent_combine="mean"
     )
     assert out["real_world"].iloc[0] == pytest.approx(0.7)
     assert out["women"].isna().all()
-    single = st.read_real_world(pct)
+    single = read_real_world(pct)
     assert list(single["real_world"]) == [pytest.approx(0.9), pytest.approx(0.5)]
 
 
@@ -94,16 +96,16 @@ def test_percentages_cannot_be_summed_unless_mean_is_asked_for() -> None:
 )
 def test_bad_official_rows_name_row_and_field(frame: pd.DataFrame, row: int, field: str) -> None:
     with pytest.raises(DatasetError) as exc:
-        st.read_real_world(frame, source_name="scb.csv")
+        read_real_world(frame, source_name="scb.csv")
     assert (exc.value.file, exc.value.row, exc.value.field) == ("scb.csv", row, field)
 
 
 def test_zone_bounds() -> None:
-    assert st.classify(1 / 3) == "neutral" and st.classify(2 / 3) == "neutral"
-    assert st.classify(1 / 3 - 1e-9) == "male-dominated"
-    assert st.classify(2 / 3 + 1e-9) == "female-dominated"
-    assert st.classify(0.0) == "male-dominated" and st.classify(1.0) == "female-dominated"
-    assert st.classify(float("nan")) is None
+    assert classify(1 / 3) == "neutral" and classify(2 / 3) == "neutral"
+    assert classify(1 / 3 - 1e-9) == "male-dominated"
+    assert classify(2 / 3 + 1e-9) == "female-dominated"
+    assert classify(0.0) == "male-dominated" and classify(1.0) == "female-dominated"
+    assert classify(float("nan")) is None
 
 
 AUX = [
@@ -128,7 +130,7 @@ def test_swewinogender_aux_reader(tmp_path: Path, header: bool) -> None:
     assert out.loc["lärare", "corpus_large"] == pytest.approx(0.4125)
     assert out.loc["snickare", "corpus_small"] == pytest.approx(0.08)
     assert list(out["zone"]) == ["female-dominated", "male-dominated", "female-dominated"]
-    assert st.statistic_columns(out) == ["scb", "corpus_small", "corpus_medium", "corpus_large"]
+    assert statistic_columns(out) == ["scb", "corpus_small", "corpus_medium", "corpus_large"]
     assert st.load_statistics(_aux(tmp_path, header))["scb"].tolist() == list(out["scb"])
 
 
@@ -164,7 +166,7 @@ def test_winogender_occupation_stats_real_file(shared_data: Path) -> None:
         for p in raw["bls_pct_female"]
     ]
     assert list(out["zone"]) == expected
-    assert st.statistic_columns(out) == ["bergsma", "bls"]
+    assert statistic_columns(out) == ["bergsma", "bls"]
 
 
 def test_load_statistics_official_table_with_mapping(tmp_path: Path) -> None:

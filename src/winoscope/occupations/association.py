@@ -30,10 +30,9 @@ import pandas as pd
 from scipy import stats as sps
 
 from ..errors import DatasetError
+from .names import join_report, key_series
 from .scan.counts import CLASSES, SETS, ScanCounts
-from .stats import classify, join_report, key_series
-
-LOWER, UPPER = 1 / 3, 2 / 3
+from .shares import LOWER, UPPER, classify
 
 
 def corrected_curve(x: np.ndarray | float, q: float) -> np.ndarray | float:
@@ -228,7 +227,7 @@ def _pick_column(statistics: pd.DataFrame, stat_column: str | None) -> str:
         if stat_column not in statistics.columns:
             raise DatasetError(f"statistics have no column {stat_column!r}", field=stat_column)
         return stat_column
-    from .stats import statistic_columns
+    from .shares import statistic_columns
 
     columns = statistic_columns(statistics)
     preferred = [c for c in ("real_world", "scb", "bls") if c in columns]

@@ -54,7 +54,8 @@ def associate_corpus(
     spec = build_spec(lexicon)
     statistics = None
     if stats is not None:  # read and matched before the scan: a bad table fails in a second
-        from .stats import join_report, load_statistics
+        from .names import join_report
+        from .stats import load_statistics
 
         statistics = load_statistics(stats, mapping=mapping, percent_combine=combine)
         join_report(

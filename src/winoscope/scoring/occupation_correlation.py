@@ -64,8 +64,8 @@ MEASURES = (*GENDERS, PREFERENCE)
 
 
 def _key(s: pd.Series) -> pd.Series:
-    """Join key: NFC, case-folded (see :func:`winoscope.occupations.stats.occupation_key`)."""
-    from ..occupations.stats import key_series
+    """Join key: NFC, case-folded (see :func:`winoscope.occupations.names.occupation_key`)."""
+    from ..occupations.names import key_series
 
     return key_series(s)
 
@@ -186,7 +186,7 @@ def correlate(
     level: float = 0.95,
 ) -> pd.DataFrame:
     """Tidy table: measure, statistic, method, value, ci_low, ci_high, ci_method, p_value, n."""
-    from ..occupations.stats import statistic_columns as stat_cols
+    from ..occupations.shares import statistic_columns as stat_cols
 
     columns = list(statistic_columns or stat_cols(statistics))
     if not columns:
@@ -275,7 +275,7 @@ def plot_correlation(
     ``measure`` and ``title`` are kept for callers; the figure carries no title (the page's
     caption names the run) and shows every pronoun's share rather than one measure.
     """
-    from ..occupations.stats import statistic_columns as stat_cols
+    from ..occupations.shares import statistic_columns as stat_cols
     from ..report.correlation_figure import correlation_figure
     from ..report.plots import STYLE
 
@@ -326,7 +326,8 @@ def correlate_run(
     unmatched occupations) and ``occupation_correlation.png`` to ``out`` (default: the run
     directory).
     """
-    from ..occupations.stats import join_report, load_statistics
+    from ..occupations.names import join_report
+    from ..occupations.stats import load_statistics
 
     run = Path(run_dir)
     manifest_path = run / "manifest.json"
