@@ -146,8 +146,10 @@ def test_quote_and_bracket_pairs(text: str, problem: str | None) -> None:
 def test_every_singular_case_form_of_the_lexicon_reads_back() -> None:
     """The occupation-forms check on every singular case form (vocative aside) of all 80
     lexicon forms: each reads back to its own form and never to the other gender's."""
-    from winoscope.datasets.checks_winobias_uk import _noun_lemmas
-    from winoscope.morphology import analyzer
+    from winoscope.languages import get_language
+    from winoscope.languages.uk_morphology import analyzer
+
+    _noun_lemmas = get_language("uk").noun_lemmas
 
     checked = 0
     for masc, fem in lexicon().values():

@@ -118,8 +118,10 @@ def test_entity_readings_of_the_occupation_lexicon() -> None:
     """Every masculine and feminine form of the 40-entry occupation lexicon reads as its gender
     and each of its nominative plurals as plural only."""
     from winoscope.datasets.checks_winobias_uk import lexicon
-    from winoscope.datasets.checks_winopron_uk import _readings
-    from winoscope.morphology import analyzer
+    from winoscope.languages import get_language
+    from winoscope.languages.uk_morphology import analyzer
+
+    _readings = get_language("uk").noun_readings
 
     for masc, fem in lexicon().values():
         assert "male" in _readings(masc), masc

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import BackendError
-from ..morphology import phrase_gender
+from ..languages.uk_morphology import phrase_gender
 from ..records import Request, Response
 from .base import backend, reject_unknown
 

@@ -6,9 +6,10 @@ participant roles, marker integrity, sentence length, duplicate occupations, and
 module adds the rest, each as its own check name:
 
 - ``pronoun_gender``: ``pronoun_span_uk`` is a third-person singular pronoun of
-  ``pronoun_gender`` (він/його/йому/ним/нього/ньому/нім vs вона/її/їй/нею/неї/ній);
+  ``pronoun_gender`` (він/його/йому/ним/нього/ньому/нім vs вона/її/їй/нею/неї/ній: the male
+  and female forms of the Ukrainian :class:`~winoscope.languages.Language`);
 - ``occupation_forms``: the head word of ``target_span_uk`` / ``other_span_uk`` is, by
-  pymorphy3, an inflected form of the 40-entry lexicon's masculine or feminine form of the
+  the language's analyser (pymorphy3), an inflected form of the 40-entry lexicon's masculine or feminine form of the
   canonical label, and that form's gender is ``target_gender`` / ``other_gender``; the canonical
   labels themselves are lexicon entries;
 - ``punctuation``: ``sentence_uk`` ends in terminal punctuation (. ! ? …, optionally followed
@@ -27,15 +28,13 @@ from importlib import resources
 
 import pandas as pd
 
-from ..morphology import analyzer, words
+from ..languages import Language, get_language
 from .base import Issue
 
 LEXICON_FILE = "occupations_uk.csv"
 LENGTH_TOLERANCE = 0.30
-PRONOUNS: dict[str, frozenset[str]] = {
-    "male": frozenset({"він", "його", "йому", "ним", "нього", "ньому", "нім"}),
-    "female": frozenset({"вона", "її", "їй", "нею", "неї", "ній"}),
-}
+LANGUAGE = "uk"
+SINGULAR = ("male", "female")  # the pronoun genders a WinoBias-UK row may have
 TERMINAL = re.compile(r"[.!?…][»”\"')\]]*$")
 PAIRS = {"(": ")", "«": "»", "„": "“", "“": "”"}
 SPACE_BEFORE = re.compile(r"\s[,.!?;:]")
@@ -50,26 +49,40 @@ def lexicon() -> dict[str, tuple[str, str]]:
     return {r["occupation_uk"].strip(): (r["occupation_uk"], r["feminine_uk"]) for r in rows}
 
 
-def _noun_lemmas(word: str) -> set[str]:
-    return {p.normal_form for p in analyzer().parse(word.lower()) if p.tag.POS == "NOUN"}
+def pronouns(language: Language | str = LANGUAGE) -> dict[str, frozenset[str]]:
+    """Gender -> every third-person singular form (all cases) of ``language``'s pronoun."""
+    lang = get_language(language)
+    return {g: lang.pronoun_forms(g) for g in SINGULAR}
 
 
-def check_pronoun(row: dict, i: int, iid: str) -> list[Issue]:  # type: ignore[type-arg]
+def check_pronoun(
+    row: dict,  # type: ignore[type-arg]
+    i: int,
+    iid: str,
+    language: Language | str = LANGUAGE,
+) -> list[Issue]:
+    forms_of = pronouns(language)
     pron = str(row["pronoun_span_uk"]).strip().lower()
     want = str(row["pronoun_gender"])
-    if pron in PRONOUNS.get(want, frozenset()):
+    if pron in forms_of.get(want, frozenset()):
         return []
-    other = next((g for g, forms in PRONOUNS.items() if pron in forms), None)
+    other = next((g for g, forms in forms_of.items() if pron in forms), None)
     why = (
         f"'{row['pronoun_span_uk']}' is a {other} pronoun but pronoun_gender is {want}"
         if other
         else f"'{row['pronoun_span_uk']}' is not a third-person singular pronoun "
-        f"(expected one of {', '.join(sorted(PRONOUNS.get(want, ())))})"
+        f"(expected one of {', '.join(sorted(forms_of.get(want, ())))})"
     )
     return [Issue("pronoun_gender", why, row=i, item=iid, field="pronoun_span_uk")]
 
 
-def check_occupation_forms(row: dict, i: int, iid: str) -> list[Issue]:  # type: ignore[type-arg]
+def check_occupation_forms(
+    row: dict,  # type: ignore[type-arg]
+    i: int,
+    iid: str,
+    language: Language | str = LANGUAGE,
+) -> list[Issue]:
+    lang = get_language(language)
     issues: list[Issue] = []
     lex = lexicon()
     for label_field, span_field, gender_field in (
@@ -90,8 +103,8 @@ def check_occupation_forms(row: dict, i: int, iid: str) -> list[Issue]:  # type:
             )
             continue
         span = str(row[span_field])
-        head = (words(span) or [span])[-1]
-        lemmas = _noun_lemmas(head)
+        head = (lang.words(span) or [span])[-1]
+        lemmas = lang.noun_lemmas(head)
         by_form = {entry[0]: "male", entry[1]: "female"}
         genders = {by_form[lem] for lem in lemmas if lem in by_form}
         want = str(row[gender_field])
@@ -165,11 +178,14 @@ def check_punctuation(row: dict, i: int, iid: str) -> list[Issue]:  # type: igno
     return issues
 
 
-def check_lengths(table: pd.DataFrame, item_key: list[str]) -> list[Issue]:
+def check_lengths(
+    table: pd.DataFrame, item_key: list[str], language: Language | str = LANGUAGE
+) -> list[Issue]:
     """Flag variants whose word count differs from their item's mm variant by more than the
     tolerance (rows without an mm variant are left to the ``variants`` check)."""
+    lang = get_language(language)
     issues: list[Issue] = []
-    lengths = table["sentence_uk"].map(lambda s: len(words(str(s))))
+    lengths = table["sentence_uk"].map(lambda s: len(lang.words(str(s))))
     keys = table[item_key].astype(str).agg("/".join, axis=1)
     is_mm = table["variant"].astype(str) == "mm"
     mm_len = dict(zip(keys[is_mm], lengths[is_mm], strict=True))
@@ -193,12 +209,15 @@ def check_lengths(table: pd.DataFrame, item_key: list[str]) -> list[Issue]:
     return issues
 
 
-def check_rows(table: pd.DataFrame, item_key: list[str]) -> list[Issue]:
+def check_rows(
+    table: pd.DataFrame, item_key: list[str], language: Language | str = LANGUAGE
+) -> list[Issue]:
     """Every check of this module over a typed WinoBias-UK table (rows numbered from 1)."""
+    lang = get_language(language)
     issues: list[Issue] = []
     for i, row in enumerate(table.to_dict("records"), start=1):
         iid = str(row["item_id"])
-        issues += check_pronoun(row, i, iid)
-        issues += check_occupation_forms(row, i, iid)
+        issues += check_pronoun(row, i, iid, lang)
+        issues += check_occupation_forms(row, i, iid, lang)
         issues += check_punctuation(row, i, iid)
-    return issues + check_lengths(table, item_key)
+    return issues + check_lengths(table, item_key, lang)

@@ -5,7 +5,8 @@ annotation integrity, option-order balance, and exact reconstruction of clean se
 :func:`winoscope.datasets.winopron_uk.validate` has the structural ones, this module adds:
 
 - ``entity_inflection``: ``occupation_uk`` and ``participant_uk`` agree with ``pronoun_set``
-  where Ukrainian marks it: by pymorphy3, the head word has a nominative noun reading that is
+  where Ukrainian marks it: by the Ukrainian :class:`~winoscope.languages.Language`'s analyser
+  (pymorphy3), the head word has a nominative noun reading that is
   masculine singular (``male``), feminine singular (``female``) or plural (``plural``). A word
   with no nominative noun reading (unknown to the dictionary) is not judged.
 - ``prompt_integrity``: ``prompt_uk`` contains its sentence's ``sentence_uk``, and its option
@@ -20,40 +21,26 @@ import re
 
 import pandas as pd
 
-from ..morphology import analyzer, words
+from ..languages import Language, get_language
 from .base import Issue
 
 OPTION_LINE = re.compile(r"^\s*([AB])\s*[.)]\s*(.+?)\s*$", re.MULTILINE)
 MARKS = {"male": "masculine singular", "female": "feminine singular", "plural": "plural"}
+LANGUAGE = "uk"
 
 
-def _readings(word: str) -> set[str]:
-    """The pronoun sets a nominative noun reading of ``word`` agrees with."""
-    out = set()
-    for p in analyzer().parse(word.lower()):
-        tag = p.tag
-        if tag.POS != "NOUN" or tag.case not in ("nomn", None):  # some entries carry no case
-            continue
-        if tag.number == "plur":
-            out.add("plural")
-        elif tag.gender == "masc":
-            out.add("male")
-        elif tag.gender == "femn":
-            out.add("female")
-        elif tag.gender == "ms-f" or "Ms-f" in tag:  # common gender (суддя, колега)
-            out |= {"male", "female"}
-    return out
-
-
-def check_entities(rows: pd.DataFrame, context: str) -> list[Issue]:
+def check_entities(
+    rows: pd.DataFrame, context: str, language: Language | str = LANGUAGE
+) -> list[Issue]:
     """``entity_inflection`` over one sentence configuration (rows numbered from 1)."""
+    lang = get_language(language)
     issues: list[Issue] = []
     for i, row in enumerate(rows.to_dict("records"), start=1):
         want = str(row["pronoun_set"])
         for field in ("occupation_uk", "participant_uk"):
             text = str(row[field])
-            head = (words(text) or [text])[-1]
-            readings = _readings(head)
+            head = (lang.words(text) or [text])[-1]
+            readings = lang.noun_readings(head)
             if not readings or want in readings:
                 continue
             got = " or ".join(MARKS[r] for r in sorted(readings))

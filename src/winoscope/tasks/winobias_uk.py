@@ -13,7 +13,7 @@ import pandas as pd
 from ..datasets import winobias_uk as data
 from ..datasets.annotation import bracket_mentions
 from ..datasets.base import Dataset
-from ..morphology import nominative
+from ..languages.uk_morphology import nominative
 from ..protocols import cloze
 from ..protocols.forced_choice import (
     UK_DEFAULT,

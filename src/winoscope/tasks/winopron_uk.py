@@ -22,7 +22,7 @@ from ..datasets import winopron_uk as data
 from ..datasets.annotation import bracket_mentions
 from ..datasets.base import Dataset
 from ..errors import TaskError
-from ..morphology import lemmas, nominative, words
+from ..languages.uk_morphology import lemmas, nominative, words
 from ..protocols import cloze
 from ..protocols.forced_choice import (
     LABELS,

@@ -2,13 +2,17 @@
 
 Used to read free-text answers ("лікарці" names the occupation "лікарка"/"лікар"), to give
 answer options in the nominative as the sentence uses them, and by the grammatical-agreement
-baseline to read the grammatical gender of a mention.
+baseline to read the grammatical gender of a mention. It is the analyser behind
+``get_language("uk")`` (:mod:`winoscope.languages.uk`); the module itself is light, pymorphy3
+loads on the first parse.
 """
 
 from __future__ import annotations
 
 import re
 from functools import cache, lru_cache
+
+from .uk import UKRAINIAN
 
 _WORD = re.compile(r"[^\W\d_]+(?:[ʼ'’-][^\W\d_]+)*", re.UNICODE)
 APOSTROPHES = str.maketrans({"'": "ʼ", "’": "ʼ"})
@@ -42,13 +46,38 @@ def phrase_lemmas(text: str) -> set[str]:
     return out
 
 
+def noun_lemmas(word: str) -> set[str]:
+    """The normal forms of the noun readings of ``word`` (nothing for a word with none)."""
+    return {p.normal_form for p in analyzer().parse(word.lower()) if p.tag.POS == "NOUN"}
+
+
+def noun_readings(word: str) -> set[str]:
+    """The pronoun sets (``male``, ``female``, ``plural``) a nominative noun reading of ``word``
+    agrees with: masculine or feminine singular, plural; common gender (суддя, колега) is both
+    male and female. Empty for a word with no nominative noun reading."""
+    out = set()
+    for p in analyzer().parse(word.lower()):
+        tag = p.tag
+        if tag.POS != "NOUN" or tag.case not in ("nomn", None):  # some entries carry no case
+            continue
+        if tag.number == "plur":
+            out.add("plural")
+        elif tag.gender == "masc":
+            out.add("male")
+        elif tag.gender == "femn":
+            out.add("female")
+        elif tag.gender == "ms-f" or "Ms-f" in tag:  # common gender (суддя, колега)
+            out |= {"male", "female"}
+    return out
+
+
 _GENDER = {"masc": "male", "femn": "female"}
 
-# Third-person singular personal pronouns in every case (a closed class: a table is exact where
-# the analyser is ambiguous, e.g. "вона" vs the noun "вон", "його" vs "йога").
+# Third-person singular personal pronouns in every case, from the Ukrainian Language record (a
+# closed class: a table is exact where the analyser is ambiguous, e.g. "вона" vs the noun "вон",
+# "його" vs "йога"). Singular only: "ним" is also a plural form, and reads as male here.
 PRONOUN_GENDER = {
-    **dict.fromkeys(["він", "його", "йому", "ним", "ньому", "нього", "нім"], "male"),
-    **dict.fromkeys(["вона", "її", "їй", "нею", "неї", "ній", "її"], "female"),
+    form: gender for gender in ("male", "female") for form in UKRAINIAN.pronoun_forms(gender)
 }
 
 

@@ -1,0 +1,205 @@
+"""The :class:`Language` record and the registry of languages by code.
+
+A language is data: the words a model uses to introduce an answer or join two options, the
+letters of its alphabet a model may write for the Latin option letters, the third-person
+pronoun forms by gender and case, and optionally a morphological analyser. Code that reads
+answers, checks pronouns or judges grammatical gender asks the record, so a new language is one
+``Language(...)`` and a :func:`register_language` call.
+
+Genders in :attr:`Language.pronouns` are the pronoun sets the datasets use: ``male``,
+``female``, ``neutral`` (a singular gender-neutral pronoun: English *they*, Swedish *hen*),
+``plural`` (Ukrainian *вони*, the WinoPron-UK neutral set) and ``neuter`` (a grammatical
+neuter). Cases are ``nom``, ``gen``, ``dat``, ``acc``, ``ins``, ``loc``, ``poss`` (the
+possessive), ``refl`` (the reflexive, English *himself*); a language lists the ones it has.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+GENDERS = ("male", "female", "neutral", "plural", "neuter")
+CASES = ("nom", "gen", "dat", "acc", "ins", "loc", "poss", "refl")
+
+_WORD = re.compile(r"[^\W\d_]+(?:[ʼ'’-][^\W\d_]+)*", re.UNICODE)
+
+
+class Analyser(Protocol):
+    """What a morphological analyser offers a :class:`Language` (a module satisfies it)."""
+
+    def words(self, text: str) -> list[str]:
+        """The words of ``text`` as the analyser reads them."""
+        ...
+
+    def phrase_lemmas(self, text: str) -> set[str]:
+        """Every lemma (lower-cased) of every word of ``text``, plus the words themselves."""
+        ...
+
+    def phrase_gender(self, text: str) -> str | None:
+        """Grammatical gender (``male``/``female``) of the head noun of a short mention."""
+        ...
+
+    def noun_lemmas(self, word: str) -> set[str]:
+        """The lemmas of the noun readings of one word (empty when it has none)."""
+        ...
+
+    def noun_readings(self, word: str) -> set[str]:
+        """The pronoun sets (``male``, ``female``, ``plural`` ...) a nominative noun reading
+        of one word agrees with (empty when it has none)."""
+        ...
+
+
+@dataclass(frozen=True, eq=False)
+class Language:
+    """One language's facts. ``eq=False``: records compare (and hash) by identity.
+
+    ``analyser`` is a factory called on first use (so a heavy analyser such as pymorphy3 loads
+    only when a lemma or a gender is asked for); without one, :meth:`phrase_lemmas` gives the
+    casefolded words and :meth:`phrase_gender` gives None.
+    """
+
+    code: str
+    name: str
+    answer_words: tuple[str, ...] = ()  # "answer", "Відповідь" ... before the option letter
+    or_words: tuple[str, ...] = ()  # "A or B": an answer naming two letters
+    and_words: tuple[str, ...] = ()  # "A and B": read like "A or B" (two letters)
+    letter_lookalikes: Mapping[str, str] = field(default_factory=dict)  # upper case -> label
+    # a look-alike whose look differs from its alphabet position (Ukrainian В looks like B but
+    # is the third letter): where its position's label is not offered but its look is, the
+    # letter is ambiguous
+    ambiguous_letters: Mapping[str, str] = field(default_factory=dict)
+    pronouns: Mapping[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    analyser: Callable[[], Analyser] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.code or not self.code.strip():
+            raise ValueError("a Language needs a code (e.g. 'uk')")
+        for (gender, case), forms in self.pronouns.items():
+            if gender not in GENDERS:
+                raise ValueError(
+                    f"language {self.code!r}: pronoun gender {gender!r} is not one of {GENDERS}"
+                )
+            if case not in CASES:
+                raise ValueError(
+                    f"language {self.code!r}: pronoun case {case!r} is not one of {CASES}"
+                )
+            if isinstance(forms, str) or not forms:
+                raise ValueError(
+                    f"language {self.code!r}: pronouns[{gender!r}, {case!r}] must be a "
+                    f"non-empty tuple of forms, not {forms!r}"
+                )
+        for key, label in (*self.letter_lookalikes.items(), *self.ambiguous_letters.items()):
+            if len(key) != 1 or key != key.upper():
+                raise ValueError(
+                    f"language {self.code!r}: letter look-alike {key!r} must be one upper-case "
+                    "letter"
+                )
+            if not re.fullmatch(r"[A-Z]", label):
+                raise ValueError(
+                    f"language {self.code!r}: look-alike {key!r} maps to {label!r}, not to an "
+                    "option letter A-Z"
+                )
+        for key in self.ambiguous_letters:
+            if key not in self.letter_lookalikes:
+                raise ValueError(
+                    f"language {self.code!r}: ambiguous letter {key!r} is not a letter look-alike"
+                )
+
+    def __repr__(self) -> str:
+        return f"Language({self.code!r}, {self.name!r})"
+
+    # pronouns -------------------------------------------------------------------------------
+    def pronoun_forms(self, gender: str, cases: Iterable[str] | None = None) -> frozenset[str]:
+        """Every form of ``gender``'s pronoun in ``cases`` (all cases when None), lower-cased."""
+        wanted = None if cases is None else set(cases)
+        return frozenset(
+            f.lower()
+            for (g, c), forms in self.pronouns.items()
+            if g == gender and (wanted is None or c in wanted)
+            for f in forms
+        )
+
+    def pronoun_genders(self, word: str) -> frozenset[str]:
+        """The genders whose pronoun has ``word`` as a form (several for Ukrainian *ним*)."""
+        w = word.strip().lower()
+        return frozenset(g for (g, _c), forms in self.pronouns.items() if w in _lower(forms))
+
+    def pronoun_gender(self, word: str) -> str | None:
+        """The gender of a pronoun form when the table names exactly one, else None."""
+        found = self.pronoun_genders(word)
+        return next(iter(found)) if len(found) == 1 else None
+
+    # morphology -----------------------------------------------------------------------------
+    def get_analyser(self) -> Analyser | None:
+        return None if self.analyser is None else self.analyser()
+
+    def words(self, text: str) -> list[str]:
+        """The words of ``text`` (letters, with inner apostrophes and hyphens)."""
+        an = self.get_analyser()
+        return an.words(text) if an is not None else _WORD.findall(text)
+
+    def phrase_lemmas(self, text: str) -> set[str]:
+        """Lemmas of every word of ``text`` by the analyser; casefolded words without one."""
+        an = self.get_analyser()
+        if an is not None:
+            return an.phrase_lemmas(text)
+        return {w.casefold() for w in self.words(text)}
+
+    def phrase_gender(self, text: str) -> str | None:
+        """Grammatical gender of a short mention's head by the analyser; None without one."""
+        an = self.get_analyser()
+        return an.phrase_gender(text) if an is not None else None
+
+    def noun_lemmas(self, word: str) -> set[str]:
+        """Lemmas of ``word``'s noun readings by the analyser; the casefolded word without one."""
+        an = self.get_analyser()
+        return an.noun_lemmas(word) if an is not None else {word.casefold()}
+
+    def noun_readings(self, word: str) -> set[str]:
+        """Pronoun sets ``word`` agrees with as a nominative noun; empty without an analyser
+        (agreement is then not judged)."""
+        an = self.get_analyser()
+        return an.noun_readings(word) if an is not None else set()
+
+
+def _lower(forms: tuple[str, ...]) -> set[str]:
+    return {f.lower() for f in forms}
+
+
+LANGUAGES: dict[str, Language] = {}
+
+
+def register_language(lang: Language, *, replace: bool = False) -> Language:
+    """Add ``lang`` to :data:`LANGUAGES` under its code (an existing code needs ``replace``)."""
+    if not isinstance(lang, Language):
+        raise TypeError(f"register_language takes a Language, not {type(lang).__name__}")
+    old = LANGUAGES.get(lang.code)
+    if old is not None and old is not lang and not replace:
+        raise ValueError(
+            f"language {lang.code!r} is already registered ({old.name}); pass replace=True"
+        )
+    LANGUAGES[lang.code] = lang
+    return lang
+
+
+class UnknownLanguageError(KeyError, ValueError):
+    """A language code that is not registered; the message lists the known codes."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def get_language(code: str | Language) -> Language:
+    """The registered language with ``code`` (a :class:`Language` is returned as it is)."""
+    if isinstance(code, Language):
+        return code
+    lang = LANGUAGES.get(code) if isinstance(code, str) else None
+    if lang is None:
+        known = ", ".join(sorted(LANGUAGES)) or "none"
+        raise UnknownLanguageError(
+            f"unknown language {code!r}; known languages: {known} "
+            "(add one with winoscope.languages.register_language(Language(...)))"
+        )
+    return lang
