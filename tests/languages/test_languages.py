@@ -258,3 +258,45 @@ def test_a_language_with_its_own_lookalikes() -> None:
     assert normalise("Α. ή Β", DA_OPTS, greek) == "target"  # "ή" is no or-word of this record
     assert normalise("Α. / Β", DA_OPTS, greek) == "invalid"
     assert normalise("Α λέξη", DA_OPTS, greek) == "invalid"  # a weak look-alike is no letter
+
+
+class _SuffixAnalyser:
+    """A toy analyser with the three required methods only: strips the -n of a Danish definite noun (lægen -> læge)."""
+
+    def words(self, text: str) -> list[str]:
+        return text.split()
+
+    def phrase_lemmas(self, text: str) -> set[str]:
+        return {w.lower().removesuffix("n") for w in self.words(text)} | {
+            w.lower() for w in self.words(text)
+        }
+
+    def phrase_gender(self, text: str) -> str | None:
+        return None
+
+
+def test_a_third_party_analyser_is_made_once_and_optional_methods_fall_back() -> None:
+    made: list[int] = []
+
+    def factory() -> _SuffixAnalyser:
+        made.append(1)
+        return _SuffixAnalyser()
+
+    lang = Language(code="da-an", name="Danish (analyser)", analyser=factory)
+    assert made == []  # nothing is made before it is needed
+    assert "læge" in lang.phrase_lemmas("lægen")
+    assert lang.words("to ord") == ["to", "ord"]
+    assert lang.noun_lemmas("Lægen") == {"lægen"}  # no noun_lemmas: the casefolded word
+    assert lang.noun_readings("lægen") == set()
+    assert lang.nominative("lægen") == "lægen"
+    assert made == [1]
+    # the normaliser reads a wording through the record's analyser: "læge" names "lægen"
+    assert normalise("en læge", DA_OPTS, lang) == "target"
+    assert normalise("en læge", DA_OPTS, DANISH) == "invalid"  # no analyser: no lemma
+
+
+def test_ukrainian_nominative() -> None:
+    uk = get_language("uk")
+    assert uk.nominative("лікарці") == "лікарка"
+    assert uk.nominative("лікареві") == "лікар"
+    assert get_language("en").nominative("the doctor's") == "the doctor's"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 GENDERS = ("male", "female", "neutral", "plural", "neuter")
 CASES = ("nom", "gen", "dat", "acc", "ins", "loc", "poss", "refl")
@@ -27,7 +27,13 @@ _WORD = re.compile(r"[^\W\d_]+(?:[ʼ'’-][^\W\d_]+)*", re.UNICODE)
 
 
 class Analyser(Protocol):
-    """What a morphological analyser offers a :class:`Language` (a module satisfies it)."""
+    """What a morphological analyser must offer a :class:`Language` (a module satisfies it).
+
+    Optional, used where present: ``noun_lemmas(word) -> set[str]`` (the lemmas of a word's
+    noun readings), ``noun_readings(word) -> set[str]`` (the pronoun sets a nominative noun
+    reading agrees with: ``male``, ``female``, ``plural``) and ``nominative(text) -> str`` (a
+    short noun phrase in the nominative singular). :mod:`.uk_morphology` has all of them.
+    """
 
     def words(self, text: str) -> list[str]:
         """The words of ``text`` as the analyser reads them."""
@@ -41,23 +47,14 @@ class Analyser(Protocol):
         """Grammatical gender (``male``/``female``) of the head noun of a short mention."""
         ...
 
-    def noun_lemmas(self, word: str) -> set[str]:
-        """The lemmas of the noun readings of one word (empty when it has none)."""
-        ...
-
-    def noun_readings(self, word: str) -> set[str]:
-        """The pronoun sets (``male``, ``female``, ``plural`` ...) a nominative noun reading
-        of one word agrees with (empty when it has none)."""
-        ...
-
 
 @dataclass(frozen=True, eq=False)
 class Language:
     """One language's facts. ``eq=False``: records compare (and hash) by identity.
 
-    ``analyser`` is a factory called on first use (so a heavy analyser such as pymorphy3 loads
-    only when a lemma or a gender is asked for); without one, :meth:`phrase_lemmas` gives the
-    casefolded words and :meth:`phrase_gender` gives None.
+    ``analyser`` is a factory called once, on first use (so a heavy analyser such as pymorphy3
+    loads only when a lemma or a gender is asked for); without one, :meth:`phrase_lemmas` gives
+    the casefolded words, :meth:`phrase_gender` None and :meth:`nominative` the text itself.
     """
 
     code: str
@@ -72,6 +69,7 @@ class Language:
     ambiguous_letters: Mapping[str, str] = field(default_factory=dict)
     pronouns: Mapping[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     analyser: Callable[[], Analyser] | None = None
+    _memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.code or not self.code.strip():
@@ -106,6 +104,11 @@ class Language:
                 raise ValueError(
                     f"language {self.code!r}: ambiguous letter {key!r} is not a letter look-alike"
                 )
+        by_form: dict[str, set[str]] = {}
+        for (gender, _case), forms in self.pronouns.items():
+            for f in forms:
+                by_form.setdefault(f.lower(), set()).add(gender)
+        self._memo["genders"] = {f: frozenset(g) for f, g in by_form.items()}
 
     def __repr__(self) -> str:
         return f"Language({self.code!r}, {self.name!r})"
@@ -123,8 +126,8 @@ class Language:
 
     def pronoun_genders(self, word: str) -> frozenset[str]:
         """The genders whose pronoun has ``word`` as a form (several for Ukrainian *ним*)."""
-        w = word.strip().lower()
-        return frozenset(g for (g, _c), forms in self.pronouns.items() if w in _lower(forms))
+        genders: dict[str, frozenset[str]] = self._memo["genders"]
+        return genders.get(word.strip().lower(), frozenset())
 
     def pronoun_gender(self, word: str) -> str | None:
         """The gender of a pronoun form when the table names exactly one, else None."""
@@ -133,7 +136,17 @@ class Language:
 
     # morphology -----------------------------------------------------------------------------
     def get_analyser(self) -> Analyser | None:
-        return None if self.analyser is None else self.analyser()
+        """The analyser (made by the factory on the first call), or None."""
+        if self.analyser is None:
+            return None
+        if "analyser" not in self._memo:
+            self._memo["analyser"] = self.analyser()
+        an: Analyser = self._memo["analyser"]
+        return an
+
+    def _optional(self, name: str) -> Callable[..., Any] | None:
+        fn: Callable[..., Any] | None = getattr(self.get_analyser(), name, None)
+        return fn
 
     def words(self, text: str) -> list[str]:
         """The words of ``text`` (letters, with inner apostrophes and hyphens)."""
@@ -154,18 +167,20 @@ class Language:
 
     def noun_lemmas(self, word: str) -> set[str]:
         """Lemmas of ``word``'s noun readings by the analyser; the casefolded word without one."""
-        an = self.get_analyser()
-        return an.noun_lemmas(word) if an is not None else {word.casefold()}
+        fn = self._optional("noun_lemmas")
+        return set(fn(word)) if fn is not None else {word.casefold()}
 
     def noun_readings(self, word: str) -> set[str]:
         """Pronoun sets ``word`` agrees with as a nominative noun; empty without an analyser
         (agreement is then not judged)."""
-        an = self.get_analyser()
-        return an.noun_readings(word) if an is not None else set()
+        fn = self._optional("noun_readings")
+        return set(fn(word)) if fn is not None else set()
 
-
-def _lower(forms: tuple[str, ...]) -> set[str]:
-    return {f.lower() for f in forms}
+    def nominative(self, text: str) -> str:
+        """A short noun phrase in the nominative singular by the analyser ("лікарці" ->
+        "лікарка"); the text as it is without one."""
+        fn = self._optional("nominative")
+        return str(fn(text)) if fn is not None else text
 
 
 LANGUAGES: dict[str, Language] = {}
