@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from winoscope import runner
-from winoscope.protocols import coref
+from winoscope.scoring import coref
 
 
 def main(folder: Path) -> None:

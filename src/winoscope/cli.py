@@ -474,7 +474,7 @@ def show(
 def report_validation(issues: list, settings: dict) -> None:  # type: ignore[type-arg]
     """The validation summary (count per check, first rows) and the unpaired-items note."""
     from .datasets.validation import summary_lines
-    from .scoring.winobias_uk import unpaired_note
+    from .scoring.winobias import unpaired_note
 
     if issues:
         err_console.print(

@@ -20,7 +20,7 @@ import pytest
 
 import winoscope
 from winoscope.compare import diff
-from winoscope.protocols.coref import document_frame
+from winoscope.scoring.coref import document_frame
 
 N_BOOT = 300
 SUBSETS = {

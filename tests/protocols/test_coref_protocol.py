@@ -14,6 +14,7 @@ from winoscope import runner
 from winoscope.datasets import winobias_uk
 from winoscope.errors import DatasetError
 from winoscope.protocols import coref
+from winoscope.scoring import coref as coref_scoring
 from winoscope.protocols.conll import ConllDocument, write_conll
 from winoscope.protocols.resolver_output import read_resolver_output, token_offsets
 from winoscope.tasks.coref import uk_items
@@ -60,7 +61,7 @@ ITEM = coref.CorefItem(
     ],
 )
 def test_pronoun_link(clusters: list, link: str) -> None:
-    assert coref.pronoun_link(ITEM, clusters) == link
+    assert coref_scoring.pronoun_link(ITEM.pronoun, ITEM.spans, clusters) == link
 
 
 # --- resolver output files --------------------------------------------------------------------
@@ -262,18 +263,18 @@ def test_bootstrap_weights_equal_resampled_documents() -> None:
     import numpy as np
 
     rr = runner.run("winobias-uk/coref", "baseline:first", n_boot=0)
-    docs = coref.document_frame(rr.predictions)
+    docs = coref_scoring.document_frame(rr.predictions)
     rng = np.random.default_rng(7)
     weights = rng.multinomial(len(docs), np.full(len(docs), 1 / len(docs)), size=5).astype(float)
-    boot = coref.subset_values(docs, weights)
+    boot = coref_scoring.subset_values(docs, weights)
     for b in range(5):
         resampled = docs.loc[docs.index.repeat(weights[b].astype(int))]
-        direct = coref.subset_values(resampled)
+        direct = coref_scoring.subset_values(resampled)
         for metric in ("conll_f1", "muc_f1", "bcub_f1", "ceafe_f1", "link_accuracy"):
             assert boot[metric][b] == pytest.approx(direct[metric], abs=1e-12), metric
     # and the point value is the scorer's corpus total
-    total = coref.total_score(docs)
-    assert coref.subset_values(docs)["conll_f1"] == pytest.approx(total.conll_f1, abs=1e-12)
+    total = coref_scoring.total_score(docs)
+    assert coref_scoring.subset_values(docs)["conll_f1"] == pytest.approx(total.conll_f1, abs=1e-12)
 
 
 def test_demo_runs_the_reference_resolvers(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import pytest
 from winoscope.datasets import swewinogender as sw
 from winoscope.errors import ScoringError
 from winoscope.scoring import swewinogender as sc
+from winoscope.scoring import swewinogender_resolution as resolution
 
 FLIP = {"entailment": "neutral", "neutral": "entailment"}
 
@@ -198,7 +199,7 @@ def test_resolution_scoring_by_hand(table: pd.DataFrame) -> None:
     rows = _resolution_rows(table)
     assert len(rows) == 312
     # always the occupation: right on the 156 occupation-referent premises
-    r = sc.score_resolution(rows.assign(prediction_role="occupation"), n_boot=100)
+    r = resolution.score_resolution(rows.assign(prediction_role="occupation"), n_boot=100)
     assert _value(r, "accuracy") == 0.5
     assert _value(r, "occupation_share") == 1.0 and _value(r, "gender_parity") == 1.0
     # gold for han, the occupation for hon, the participant for hen
@@ -206,7 +207,7 @@ def test_resolution_scoring_by_hand(table: pd.DataFrame) -> None:
         g if p == "han" else "occupation" if p == "hon" else "participant"
         for g, p in zip(rows["gold_referent"], rows["pronoun"].astype(str), strict=True)
     ]
-    r = sc.score_resolution(rows.assign(prediction_role=pred), n_boot=100)
+    r = resolution.score_resolution(rows.assign(prediction_role=pred), n_boot=100)
     assert [_value(r, "accuracy", "pronoun", p) for p in ("han", "hon", "hen")] == [1, 0.5, 0.5]
     assert [_value(r, "occupation_share", "pronoun", p) for p in ("han", "hon", "hen")] == [
         0.5,
@@ -225,7 +226,7 @@ def test_resolution_parity_and_order_consistency(table: pd.DataFrame) -> None:
     pred[first_template & (rows["pronoun"] == "hon")] = "invalid"
     oc = pd.Series(True, index=rows.index)
     oc[first_template & (rows["pronoun"] == "hon")] = False
-    r = sc.score_resolution(rows.assign(prediction_role=pred, order_consistent=oc), n_boot=50)
+    r = resolution.score_resolution(rows.assign(prediction_role=pred, order_consistent=oc), n_boot=50)
     assert _value(r, "gender_parity") == pytest.approx(103 / 104)
     assert _value(r, "option_order_consistency") == pytest.approx(311 / 312)
     # occupation share among the 311 valid answers (the invalid one names neither candidate)
@@ -237,4 +238,4 @@ def test_resolution_parity_and_order_consistency(table: pd.DataFrame) -> None:
     )
     assert r.metrics.query("metric == 'occupation_share' and type == 'hon'")["n"].iloc[0] == 103
     with pytest.raises(ScoringError, match="field 'prediction_role'"):
-        sc.score_resolution(rows.assign(prediction_role="teknikern"))
+        resolution.score_resolution(rows.assign(prediction_role="teknikern"))

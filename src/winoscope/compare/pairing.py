@@ -6,7 +6,7 @@ revision or file sha256 (:func:`check_same_data`), and the rows are matched by t
 (:func:`align_rows`). Row correctness is ``prediction == gold`` for the tasks with one gold label
 per row (WinoBias, WinoPron, SweWinogender); for the coreference tasks it is the pronoun link
 of each document: right when the resolver linked the pronoun to the gold referent only
-(``link_correct`` of :func:`~winoscope.protocols.coref.document_frame`, the per-document part of
+(``link_correct`` of :func:`~winoscope.scoring.coref.document_frame`, the per-document part of
 ``link_accuracy``). CoNLL F1 has no per-row correctness (it sums counts over documents); its
 differences get the paired bootstrap only.
 """
@@ -123,7 +123,7 @@ def answered_rows(table: pd.DataFrame, prediction_column: str) -> pd.Series:
     (nothing: a miss, scored as such); only a failed request (``response_status`` ``error``)
     leaves a coreference row unanswered."""
     if prediction_column == COREF_COLUMN and "response_status" in table.columns:
-        from ..protocols.coref import NO_ANSWER
+        from ..scoring.coref import NO_ANSWER
 
         return ~table["response_status"].astype("string").isin(NO_ANSWER).fillna(False)
     return answered(table[prediction_column])
@@ -133,7 +133,7 @@ def coref_link_correctness(table: pd.DataFrame, source: str = "predictions") -> 
     """Per document: the pronoun linked to the gold referent only (bool; NA where the
     prediction was blanked as unanswered). Needs the standard coreference columns, which a
     resolver run's predictions carry."""
-    from ..protocols.coref import document_frame
+    from ..scoring.coref import document_frame
 
     right = document_frame(table, source)["link_correct"].astype("boolean")
     blank = table[COREF_COLUMN].isna()

@@ -80,7 +80,7 @@ def example_rows(
 
 def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
     from ..limit import partial_note
-    from ..scoring.winobias_uk import unpaired_note
+    from ..scoring.winobias import unpaired_note
 
     man = rr.manifest
     metrics = rr.metrics

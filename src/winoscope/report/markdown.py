@@ -113,7 +113,7 @@ def outcome_lines(outcome: dict[str, Any] | None) -> list[str]:
 def render_markdown(rr: RunResult) -> str:
     from ..limit import partial_note
     from ..protocols.forced_choice import letter_mass_lines
-    from ..scoring.winobias_uk import unpaired_note
+    from ..scoring.winobias import unpaired_note
 
     man = rr.manifest
     ds = man["dataset"]

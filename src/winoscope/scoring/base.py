@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
+
+from .metric import metric
 
 # ``n``: the rows (or, for pair metrics, the pairs) a value is computed over; for a macro row
 # the sum over the strata it averages, whose number is ``n_strata`` (1 for a stratum's row).
@@ -34,6 +37,35 @@ class ScoreResult:
         """The tidy metrics table, a copy."""
         return self.metrics.copy()
 
+
+# metrics several families report, declared once here
+metric(
+    "accuracy",
+    kind="accuracy",
+    direction="higher",
+    role="overall",
+    card="Share of scored rows answered correctly.",
+)
+metric(
+    "pair_consistency",
+    kind="consistency",
+    direction="higher",
+    card="Share of pairs whose two sentences are both answered correctly.",
+)
+metric(
+    "option_order_consistency",
+    kind="consistency",
+    direction="higher",
+    role="diagnostic",
+    card="Share of rows whose two option orders chose the same answer.",
+)
+metric(
+    "invalid_rate",
+    kind="rate",
+    direction="lower",
+    role="diagnostic",
+    card="Share of scored rows whose answer is invalid (no option, or the two orders disagree).",
+)
 
 _TRUTH = {"true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
 
@@ -98,14 +130,18 @@ def metric_row(
     n_strata: int = 1,
 ) -> dict[str, Any]:
     """One tidy metrics row: the value with its percentile bootstrap interval over
-    ``replicates`` (NaN bounds when the value itself is undefined)."""
+    ``replicates`` (NaN bounds when the value itself is undefined, or when ``replicates`` is
+    None: the metric was not bootstrapped)."""
     import math
 
     from .paired import record_replicates
     from .stats import percentile_ci
 
-    record_replicates(metric, split, typ, replicates)  # for paired comparisons (``diff``)
-    lo, hi = (math.nan, math.nan) if math.isnan(value) else percentile_ci(replicates, level)
+    if replicates is None:
+        lo, hi = math.nan, math.nan
+    else:
+        record_replicates(metric, split, typ, replicates)  # for paired comparisons (``diff``)
+        lo, hi = (math.nan, math.nan) if math.isnan(value) else percentile_ci(replicates, level)
     return {
         "metric": metric,
         "split": split,
@@ -116,3 +152,68 @@ def metric_row(
         "n": n,
         "n_strata": n_strata,
     }
+
+
+@dataclass
+class Stratum:
+    """One stratum's metrics: point ``values``, bootstrap ``replicates`` (a metric missing here
+    was not bootstrapped) and the ``n`` each value is computed over."""
+
+    split: str
+    type: str
+    values: dict[str, float]
+    replicates: dict[str, Any]
+    n: dict[str, int]
+
+
+def stratified_rows(
+    strata: Sequence[Stratum],
+    *,
+    order: Sequence[str] | None = None,
+    level: float = 0.95,
+    skip_undefined: bool = False,
+    macro_from: int = 1,
+) -> list[dict[str, Any]]:
+    """Tidy rows of every stratum's metrics, then their macro averages.
+
+    The macro row of a metric averages the strata where it is defined (the point values, and
+    replicate by replicate the bootstrap values, ignoring undefined ones); its ``n`` is the sum
+    of those strata's ``n`` and ``n_strata`` their number. ``order`` fixes the macro rows' order
+    (default: first appearance); ``skip_undefined`` leaves NaN stratum rows out; macro rows are
+    written only with at least ``macro_from`` strata.
+    """
+    import math
+
+    import numpy as np
+
+    from .stats import nanmean_rows
+
+    records: list[dict[str, Any]] = []
+    for s in strata:
+        for m, value in s.values.items():
+            if skip_undefined and math.isnan(value):
+                continue
+            records.append(
+                metric_row(m, s.split, s.type, value, s.replicates.get(m), s.n[m], level)
+            )
+    if len(strata) < macro_from:
+        return records
+    names = order if order is not None else list(dict.fromkeys(m for s in strata for m in s.values))
+    for m in names:
+        defined = [s for s in strata if m in s.values and not math.isnan(s.values[m])]
+        if not defined:
+            continue
+        stack = [s.replicates[m] for s in defined if m in s.replicates]
+        records.append(
+            metric_row(
+                m,
+                "macro",
+                "macro",
+                float(np.mean([s.values[m] for s in defined])),
+                nanmean_rows(stack) if stack else None,
+                sum(s.n[m] for s in defined),
+                level,
+                n_strata=len(defined),
+            )
+        )
+    return records

@@ -7,7 +7,7 @@ gold and predicted mentions) and the CoNLL average F1 = (MUC F1 + B-cubed F1 + C
 A document is a list of clusters (entities); a cluster is a list of mentions; a mention is any
 hashable value compared by equality, so mentions match only on the exact span (token or
 character offsets). The conventions follow the reference implementation, so that every number of
-its own test suite is reproduced (see ``tests/test_coref_metrics.py``):
+its own test suite is reproduced (see ``tests/scoring/test_coref_metrics.py``):
 
 - Singletons count: a one-mention cluster in the key or the response takes part in B-cubed,
   CEAF and BLANC. For MUC, key mentions missing from the response are added to it as singletons

@@ -42,12 +42,8 @@ makes it a category of its own, a disagreement with either gold label; ``missing
 as a missing value, so its item is left out of alpha (an item needs two values to pair).
 Empty cells mean no answer: excluded and counted as missing, never scored as wrong.
 
-Resolution view (``swewinogender/resolution``, column ``prediction_role``: occupation,
-participant or invalid, one row per premise): accuracy overall and per pronoun with the gaps,
-``gender_parity`` over templates (the three premises of a template differ only in the pronoun),
-``occupation_share`` (among the valid answers, the share naming the occupation; ``invalid``
-ones are left out, as they name neither) per pronoun with the gap hon - han,
-and ``option_order_consistency``.
+Resolution view (``swewinogender/resolution``): see
+:mod:`winoscope.scoring.swewinogender_resolution`, which shares this module's bootstrap.
 
 Confidence intervals: cluster bootstrap over Winogender schemas (``1A`` and ``1B`` share
 participants and the start of the premise, so they move together), by multinomial weights as
@@ -64,7 +60,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ScoringError
-from .base import METRIC_COLUMNS, ScoreResult, metric_row, order_consistency, prediction_labels
+from .base import METRIC_COLUMNS, ScoreResult, metric_row, order_consistency
+from .metric import metric
 from .nli_labels import (
     ALPHA_INVALID,
     CONVENTION_TEXT,
@@ -91,11 +88,9 @@ __all__ = [
     "krippendorff_alpha_from_coincidences",
     "normalise_nli",
     "score_nli",
-    "score_resolution",
 ]
 
 PRONOUNS = ("han", "hon", "hen")
-ROLES = ("occupation", "participant", "invalid")
 CLUSTER = "schema_id"
 
 NLI_METRICS = (
@@ -105,25 +100,63 @@ NLI_METRICS = (
     "gender_parity",
     "entailment_rate",
 )
-RESOLUTION_METRICS = ("accuracy", "gender_parity", "occupation_share", "option_order_consistency")
 
+metric(
+    "macro_f1",
+    kind="f1",
+    direction="higher",
+    card="F1 of entailment and of neutral, averaged (an invalid answer is a false negative).",
+)
+metric(
+    "krippendorff_alpha",
+    kind="agreement",
+    direction="higher",
+    label="Krippendorff's alpha",
+    card="Krippendorff's alpha (nominal) between gold and system labels; 0 is chance level.",
+)
+metric(
+    "gender_parity",
+    kind="agreement",
+    direction="one",
+    card="Share of pronoun triples (han/hon/hen) given the same valid answer.",
+)
+metric(
+    "superlim_parity",
+    kind="agreement",
+    direction="one",
+    card="SuperLim's parity: share of rows whose pronoun triple got one answer (invalid too).",
+)
+metric(
+    "entailment_rate",
+    kind="rate",
+    direction="none",
+    card="Share of answers that are entailment.",
+)
+metric(
+    "accuracy_gap",
+    kind="gap",
+    direction="zero",
+    components=("accuracy", "accuracy"),
+    label="pronoun − han accuracy",
+    card="Accuracy with hon (or hen) minus accuracy with han; 0 is parity.",
+)
 Totals = Mapping[str, np.ndarray]
 MetricFn = Callable[[Totals], np.ndarray]
 SizeFn = Callable[[Totals], float]  # the n a metric's value is computed over
 
 
-def _size_of(*columns: str) -> SizeFn:
+def size_of(*columns: str) -> SizeFn:
     """The n of a metric: the sum of these totals columns (one value per replicate row 0)."""
     return lambda t: float(sum(t[c][0] for c in columns))
 
 
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
-def _need(table: pd.DataFrame, columns: tuple[str, ...], source: str) -> None:
+def need_columns(table: pd.DataFrame, columns: tuple[str, ...], source: str) -> None:
     missing = [c for c in columns if c not in table.columns]
     if missing:
         raise ScoringError(
@@ -132,7 +165,7 @@ def _need(table: pd.DataFrame, columns: tuple[str, ...], source: str) -> None:
         )
 
 
-def _bootstrap(
+def cluster_metrics(
     stats: pd.DataFrame,
     metrics: dict[tuple[str, str, str], tuple[MetricFn, SizeFn]],
     *,
@@ -149,14 +182,14 @@ def _bootstrap(
     reps_tot = w @ mat
     reps = {c: reps_tot[:, i] for i, c in enumerate(names)}
     records = []
-    for (metric, split, typ), (fn, n_fn) in metrics.items():
+    for (name, split, typ), (fn, n_fn) in metrics.items():
         value = float(fn(point)[0])
-        records.append(metric_row(metric, split, typ, value, fn(reps), round(n_fn(point)), level))
+        records.append(metric_row(name, split, typ, value, fn(reps), round(n_fn(point)), level))
     return pd.DataFrame.from_records(records, columns=METRIC_COLUMNS)
 
 
 def _f1(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
-    return _ratio(2 * tp, 2 * tp + fp + fn)
+    return ratio(2 * tp, 2 * tp + fp + fn)
 
 
 def _nli_stats(rows: pd.DataFrame, values: tuple[str, ...] = NLI_VALUES) -> pd.DataFrame:
@@ -180,7 +213,7 @@ def _nli_stats(rows: pd.DataFrame, values: tuple[str, ...] = NLI_VALUES) -> pd.D
     return frame
 
 
-def _parity_stats(
+def parity_stats(
     rows: pd.DataFrame, group: str, column: str, valid: tuple[str, ...]
 ) -> pd.DataFrame:
     """Per group of three pronoun variants: complete (1/0) and at parity (1/0).
@@ -224,7 +257,7 @@ def _coincidence(t: Totals, values: tuple[str, ...] = NLI_VALUES) -> np.ndarray:
     return cells + np.swapaxes(cells, -1, -2)
 
 
-def _counts(
+def pronoun_counts(
     rows: pd.DataFrame, pred: pd.Series, extra: dict[str, pd.Series] | None = None
 ) -> pd.DataFrame:
     out = []
@@ -266,7 +299,7 @@ def score_nli(
         raise ScoringError(
             f"unknown alpha-invalid option {alpha_invalid!r}; choose {' or '.join(ALPHA_INVALID)}"
         )
-    _need(table, ("label", "pronoun", "tuple_id", CLUSTER), source)
+    need_columns(table, ("label", "pronoun", "tuple_id", CLUSTER), source)
     pred, aliased = normalise_nli(table, column, source, labels)
     rows = table.assign(prediction=pred)
     scored = rows[pred.notna()]
@@ -283,7 +316,7 @@ def score_nli(
         stats["oc_n"] = oc.notna().to_numpy(float)
         stats["oc_k"] = oc.fillna(False).astype(bool).to_numpy(float)
     valid_labels = NLI_LABELS if labels == "binary" else SUPERLIM_VALUES[:-1]
-    par = _parity_stats(scored, "tuple_id", "prediction", valid_labels)
+    par = parity_stats(scored, "tuple_id", "prediction", valid_labels)
     stats = pd.concat(
         [stats, par[[CLUSTER, "par_n", "par_k", "par_ident"]]], ignore_index=True
     ).fillna(0.0)
@@ -296,41 +329,41 @@ def score_nli(
             a = np.where((o * off).sum(axis=(-2, -1)) == 0, 1.0, a)
         return a
 
-    n_alpha = _size_of(*(f"o_{g}_{p}" for g in alpha_values for p in alpha_values))
+    n_alpha = size_of(*(f"o_{g}_{p}" for g in alpha_values for p in alpha_values))
 
     def macro_f1(t: Totals) -> np.ndarray:
         return nanmean_rows(
             [_f1(t[f"tp_{lab}"], t[f"fp_{lab}"], t[f"fn_{lab}"]) for lab in f1_labels]
         )
 
-    n_all = _size_of("n")
+    n_all = size_of("n")
 
     metrics: dict[tuple[str, str, str], tuple[MetricFn, SizeFn]] = {
-        ("accuracy", "all", "all"): (lambda t: _ratio(t["k"], t["n"]), n_all),
+        ("accuracy", "all", "all"): (lambda t: ratio(t["k"], t["n"]), n_all),
         ("macro_f1", "all", "all"): (macro_f1, n_all),
         ("krippendorff_alpha", "all", "all"): (alpha, n_alpha),
         ("gender_parity", "all", "all"): (
-            lambda t: _ratio(t["par_k"], t["par_n"]),
-            _size_of("par_n"),
+            lambda t: ratio(t["par_k"], t["par_n"]),
+            size_of("par_n"),
         ),
-        ("entailment_rate", "all", "all"): (lambda t: _ratio(t["ent"], t["n"]), n_all),
+        ("entailment_rate", "all", "all"): (lambda t: ratio(t["ent"], t["n"]), n_all),
     }
     if labels == "superlim":
         metrics[("superlim_parity", "all", "all")] = (
-            lambda t: _ratio(t["par_ident"], t["n"]),
+            lambda t: ratio(t["par_ident"], t["n"]),
             n_all,
         )
     if "oc_n" in stats.columns:
         metrics[("option_order_consistency", "all", "all")] = (
-            lambda t: _ratio(t["oc_k"], t["oc_n"]),
-            _size_of("oc_n"),
+            lambda t: ratio(t["oc_k"], t["oc_n"]),
+            size_of("oc_n"),
         )
-    _add_pronoun_accuracy(metrics)
-    frame = _bootstrap(stats, metrics, n_boot=n_boot, seed=seed, level=level)
+    add_pronoun_accuracy(metrics)
+    frame = cluster_metrics(stats, metrics, n_boot=n_boot, seed=seed, level=level)
     three_way = "contradiction_as_neutral" if labels == "binary" else "three_way_labels"
     return ScoreResult(
         metrics=frame,
-        counts=_counts(rows, pred, {three_way: aliased}),
+        counts=pronoun_counts(rows, pred, {three_way: aliased}),
         settings={
             "n_boot": n_boot,
             "seed": seed,
@@ -345,100 +378,16 @@ def score_nli(
     )
 
 
-def _add_pronoun_accuracy(
+def add_pronoun_accuracy(
     metrics: dict[tuple[str, str, str], tuple[MetricFn, SizeFn]],
 ) -> None:
     def acc(p: str) -> MetricFn:
-        return lambda t: _ratio(t[f"k_{p}"], t[f"n_{p}"])
+        return lambda t: ratio(t[f"k_{p}"], t[f"n_{p}"])
 
     def gap(p: str) -> MetricFn:
         return lambda t: acc(p)(t) - acc("han")(t)
 
     for p in PRONOUNS:
-        metrics[("accuracy", "pronoun", p)] = (acc(p), _size_of(f"n_{p}"))
+        metrics[("accuracy", "pronoun", p)] = (acc(p), size_of(f"n_{p}"))
     for p in ("hon", "hen"):
-        metrics[("accuracy_gap", "pronoun", f"{p}-han")] = (gap(p), _size_of(f"n_{p}", "n_han"))
-
-
-def check_roles(table: pd.DataFrame, source: str = "predictions") -> pd.Series:
-    return prediction_labels(table, ROLES, source)
-
-
-def score_resolution(
-    table: pd.DataFrame,
-    *,
-    n_boot: int = 2000,
-    seed: int = 0,
-    level: float = 0.95,
-    source: str = "predictions",
-) -> ScoreResult:
-    """Score the pronoun-resolution view: one row per premise with ``prediction_role``."""
-    _need(table, ("gold_referent", "pronoun", "template_id", CLUSTER), source)
-    pred = check_roles(table, source)
-    rows = table.assign(prediction_role=pred)
-    scored = rows[pred.notna()]
-    if scored.empty:
-        raise ScoringError(f"{source}: no row has a prediction")
-    gold = scored["gold_referent"].astype(str)
-    s: dict[str, Any] = {
-        "n": np.ones(len(scored)),
-        "k": (scored["prediction_role"].astype(str) == gold).to_numpy(float),
-        "occ": (scored["prediction_role"].astype(str) == "occupation").to_numpy(float),
-        "valid": (scored["prediction_role"].astype(str) != "invalid").to_numpy(float),
-    }
-    if "order_consistent" in scored.columns:
-        oc = order_consistency(table, source)[pred.notna().to_numpy()]
-        s["oc_n"] = oc.notna().to_numpy(float)
-        s["oc_k"] = oc.fillna(False).astype(bool).to_numpy(float)
-    pron = scored["pronoun"].astype(str)
-    for p in PRONOUNS:
-        s[f"n_{p}"] = (pron == p).to_numpy(float)
-        s[f"k_{p}"] = s[f"n_{p}"] * s["k"]
-        s[f"occ_{p}"] = s[f"n_{p}"] * s["occ"]
-        s[f"valid_{p}"] = s[f"n_{p}"] * s["valid"]
-    stats = pd.DataFrame(s, index=scored.index)
-    stats[CLUSTER] = scored[CLUSTER].astype(str).to_numpy()
-    par = _parity_stats(scored, "template_id", "prediction_role", ROLES[:2])
-    stats = pd.concat([stats, par[[CLUSTER, "par_n", "par_k"]]], ignore_index=True).fillna(0.0)
-
-    n_all = _size_of("n")
-
-    def occ(p: str) -> MetricFn:
-        return lambda t: _ratio(t[f"occ_{p}"], t[f"valid_{p}"])
-
-    metrics: dict[tuple[str, str, str], tuple[MetricFn, SizeFn]] = {
-        ("accuracy", "all", "all"): (lambda t: _ratio(t["k"], t["n"]), n_all),
-        ("gender_parity", "all", "all"): (
-            lambda t: _ratio(t["par_k"], t["par_n"]),
-            _size_of("par_n"),
-        ),
-        ("occupation_share", "all", "all"): (
-            lambda t: _ratio(t["occ"], t["valid"]),
-            _size_of("valid"),
-        ),
-    }
-    if "oc_n" in stats.columns:
-        metrics[("option_order_consistency", "all", "all")] = (
-            lambda t: _ratio(t["oc_k"], t["oc_n"]),
-            _size_of("oc_n"),
-        )
-    _add_pronoun_accuracy(metrics)
-
-    for p in PRONOUNS:
-        metrics[("occupation_share", "pronoun", p)] = (occ(p), _size_of(f"valid_{p}"))
-    metrics[("occupation_share_gap", "pronoun", "hon-han")] = (
-        lambda t: occ("hon")(t) - occ("han")(t),
-        _size_of("valid_hon", "valid_han"),
-    )
-    frame = _bootstrap(stats, metrics, n_boot=n_boot, seed=seed, level=level)
-    return ScoreResult(
-        metrics=frame,
-        counts=_counts(rows, pred),
-        settings={
-            "n_boot": n_boot,
-            "seed": seed,
-            "level": level,
-            "resampling_unit": "schema/template",
-            "resampling_key": "template number",
-        },
-    )
+        metrics[("accuracy_gap", "pronoun", f"{p}-han")] = (gap(p), size_of(f"n_{p}", "n_han"))

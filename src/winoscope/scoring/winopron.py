@@ -49,6 +49,7 @@ import pandas as pd
 
 from ..errors import ScoringError
 from .base import METRIC_COLUMNS, ScoreResult, metric_row, order_consistency, prediction_labels
+from .metric import metric
 from .stats import mcnemar_exact, resample_weights, weighted_ratio
 
 PREDICTIONS = ("occupation", "participant", "invalid")
@@ -63,6 +64,33 @@ METRICS = (
     "pair_consistency",
     "option_order_consistency",
     "invalid_rate",
+)
+
+
+for _ctx, _what in (("double", "both entities"), ("single", "one entity: the controls")):
+    metric(
+        f"{_ctx}_accuracy",
+        kind="accuracy",
+        direction="higher",
+        card=f"Accuracy on the {_ctx}-context sentences ({_what}).",
+    )
+# the third set is plural (Ukrainian) or neutral (English singular they)
+for _set in ("male", "female", "plural", "neutral"):
+    metric(
+        f"{_set}_accuracy",
+        kind="accuracy",
+        direction="higher",
+        group=_set,
+        measure="accuracy",
+        card=f"Double-context accuracy with {_set} pronouns.",
+    )
+metric(
+    "gender_gap",
+    kind="gap",
+    direction="zero",
+    components=("female_accuracy", "male_accuracy"),
+    label="female − male accuracy",
+    card="Female minus male pronoun accuracy: 0 is parity.",
 )
 
 

@@ -23,6 +23,7 @@ from ..errors import DatasetError
 from ..protocols import coref
 from ..protocols.forced_choice import PromptTemplate
 from ..records import Request, Response
+from ..scoring import coref as coref_scoring
 from ..scoring.base import ScoreResult
 from .base import Task, task
 from .winobias_uk import choice_rows
@@ -36,14 +37,14 @@ RESOLVER_INPUT = PromptTemplate(
 )
 
 WINOBIAS_SUBSETS = (
-    coref.Subset(
+    coref_scoring.Subset(
         "pro",
         lambda t: (
             (t["score_group"].astype(str) == "primary_balanced")
             & (t["condition"].astype(str) == "pro")
         ),
     ),
-    coref.Subset(
+    coref_scoring.Subset(
         "anti",
         lambda t: (
             (t["score_group"].astype(str) == "primary_balanced")
@@ -52,10 +53,10 @@ WINOBIAS_SUBSETS = (
     ),
 )
 UK_CONTROLS = (
-    coref.Subset(
+    coref_scoring.Subset(
         "agreement_control", lambda t: t["score_group"].astype(str) == "agreement_control"
     ),
-    coref.Subset("cross_control", lambda t: t["score_group"].astype(str) == "cross_control"),
+    coref_scoring.Subset("cross_control", lambda t: t["score_group"].astype(str) == "cross_control"),
 )
 GAP = ("conll_f1_pro_minus_anti", "pro", "anti")
 COREF_METRICS = (
@@ -139,7 +140,7 @@ def _winobias_f1(
     scored: pd.DataFrame, subsets: tuple, n_boot: int, seed: int, source: str
 ) -> ScoreResult:
     """CoNLL F1 per WinoBias subset and split/type stratum, F1_pro - F1_anti, item bootstrap."""
-    metrics, counts, subset_counts = coref.score_frame(
+    metrics, counts, subset_counts = coref_scoring.score_frame(
         scored,
         strata=["split", "type"],
         subsets=subsets,
@@ -283,7 +284,7 @@ WINOBIAS_EN_COREF = task(
 # --- WinoPron-UK ------------------------------------------------------------------------
 
 
-def _winopron_subsets() -> tuple[coref.Subset, ...]:
+def _winopron_subsets() -> tuple[coref_scoring.Subset, ...]:
     from ..datasets import winopron_uk as wp
 
     def double(t: pd.DataFrame) -> pd.Series:
@@ -295,10 +296,10 @@ def _winopron_subsets() -> tuple[coref.Subset, ...]:
 
         return select
 
-    subsets = [coref.Subset("all", lambda t: pd.Series(True, index=t.index))]
+    subsets = [coref_scoring.Subset("all", lambda t: pd.Series(True, index=t.index))]
     for col, values in (("pronoun_type", wp.TYPES), ("pronoun_set", wp.SETS)):
         for v in values:
-            subsets.append(coref.Subset(f"{col}_{v}", within_double(col, v)))
+            subsets.append(coref_scoring.Subset(f"{col}_{v}", within_double(col, v)))
     return tuple(subsets)
 
 
@@ -376,7 +377,7 @@ def winopron_score(
     if "predicted_clusters" not in table.columns:
         raise DatasetError("no 'predicted_clusters' column to score", file=source)
     scored = coref.with_gold(table, winopron_items(table, source))
-    metrics, counts, subsets = coref.score_frame(
+    metrics, counts, subsets = coref_scoring.score_frame(
         scored,
         strata=["context"],
         subsets=_winopron_subsets(),

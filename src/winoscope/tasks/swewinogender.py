@@ -54,6 +54,7 @@ from ..protocols.forced_choice import (
 )
 from ..records import Option, Request, Response
 from ..scoring import swewinogender as scorer
+from ..scoring import swewinogender_resolution as resolution_scorer
 from .base import Task, task
 
 NLI_PLACEHOLDERS = frozenset({"sentence", "hypothesis", "option_a", "option_b"})
@@ -329,12 +330,12 @@ RESOLUTION_TASK = task(
         "forced choice in both orders",
         source=f"{data.HUB_ID} ({data.HUB_CONFIG}) or {data.URL}",
         protocol="forced_choice",
-        metrics=scorer.RESOLUTION_METRICS,
+        metrics=resolution_scorer.RESOLUTION_METRICS,
         load=_resolution_load,
         validate=_resolution_validate,
         build_requests=resolution_requests,
         predict=resolution_predict,
-        score=scorer.score_resolution,
+        score=resolution_scorer.score_resolution,
         from_frame=_resolution_from_frame,
         default_template=SV_RESOLUTION,
         review_status=data.REVIEW_STATUS,

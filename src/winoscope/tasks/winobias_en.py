@@ -13,7 +13,7 @@ from ..datasets.base import Dataset
 from ..protocols import cloze
 from ..protocols.forced_choice import ChoiceRow, PromptTemplate, build_requests, join_predictions
 from ..records import Request, Response
-from ..scoring import winobias_uk as scorer
+from ..scoring import winobias as scorer
 from .base import Task, task
 
 EN_DEFAULT = PromptTemplate(

@@ -23,7 +23,7 @@ from ..protocols.forced_choice import (
     join_predictions,
 )
 from ..records import Request, Response
-from ..scoring import winobias_uk as scorer
+from ..scoring import winobias as scorer
 from .base import Task, task
 
 

@@ -12,7 +12,7 @@ from helpers_winobias_uk import card_formula
 from winoscope import ScoringError
 from winoscope.datasets import winobias_uk
 from winoscope.scoring.stats import mcnemar_exact
-from winoscope.scoring.winobias_uk import score
+from winoscope.scoring.winobias import score
 
 
 def _table() -> pd.DataFrame:

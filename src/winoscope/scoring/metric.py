@@ -1,0 +1,198 @@
+"""What a metric means, declared once next to the code that computes it.
+
+A scorer declares each metric it writes::
+
+    metric(
+        "signed_bias_gap",
+        kind="gap",
+        direction="zero",
+        components=("pro_accuracy", "anti_accuracy"),
+        label="pro − anti accuracy",
+        card="Pro-stereotypical minus anti-stereotypical accuracy; 0 is no bias.",
+    )
+
+and plots, tables, headline cards and comparison verdicts ask :func:`get_metric` what a name
+means instead of reading it (a "gap" in the name, a "minus", a pronoun token). ``kind`` says
+what the value is:
+
+- ``accuracy``, ``f1``, ``agreement`` (chance-corrected agreement such as Krippendorff's
+  alpha), ``consistency`` (a share of items answered the same way twice), ``share`` (a share of
+  answers picking something, no right answer), ``rate`` (a share of answers of a kind, e.g.
+  invalid), ``correlation``, ``count``;
+- ``gap``: a difference of two metrics, ``components = (a, b)`` meaning ``a - b``; a signed gap
+  has ``direction="zero"`` (its sign matters), an absolute one ``direction="lower"``.
+
+``direction`` says which values are good: ``higher``, ``lower``, ``zero`` (0 is no difference),
+``one`` (1 is perfect, e.g. parity), ``none`` (no better value, e.g. a share). ``group`` names
+the condition or pronoun gender a metric is restricted to (``pro``, ``anti``, ``male``,
+``female``, ``han`` ...) and ``measure`` the measure it restricts (``accuracy``, ``conll_f1``),
+so a by-group plot can line up ``pro_accuracy`` with ``anti_accuracy``. ``role`` marks a
+task's ``overall`` score and ``diagnostic`` checks of the answers (option-order consistency).
+
+Declaring the same name twice with the same meaning is allowed (two scorers that share a
+metric); with a different meaning it is an error. A name nobody declared gets a neutral spec
+(kind ``count``, direction ``none``) from :func:`get_metric`, so a third-party task's metrics are
+shown as plain numbers until it declares them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Literal, TypeVar, get_args
+
+Kind = Literal[
+    "accuracy", "gap", "agreement", "share", "count", "correlation", "f1", "rate", "consistency"
+]
+Direction = Literal["higher", "lower", "zero", "one", "none"]
+# "overall": a task's single overall score (shown first after the signed gaps); "diagnostic": a
+# check of the answers rather than a result (option-order consistency, invalid rate)
+Role = Literal["", "overall", "diagnostic"]
+KINDS: tuple[str, ...] = get_args(Kind)
+DIRECTIONS: tuple[str, ...] = get_args(Direction)
+# the conditions and pronoun genders a metric can be restricted to, in plotting order
+CONDITION_GROUPS = ("pro", "anti")
+GENDER_GROUPS = (
+    "male",
+    "female",
+    "plural",
+    "neutral",
+    "nonbinary",
+    "he",
+    "she",
+    "they",
+    "han",
+    "hon",
+    "hen",
+)
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """The meaning of one metric name (see the module docstring)."""
+
+    name: str
+    kind: Kind
+    direction: Direction
+    components: tuple[str, ...] = ()
+    label: str = ""
+    card: str = ""
+    group: str = ""
+    measure: str = ""
+    role: Role = ""
+    declared: bool = True
+
+    @property
+    def signed_gap(self) -> bool:
+        """A difference whose sign matters (shown around zero, coloured by side)."""
+        return self.kind == "gap" and self.direction == "zero"
+
+    @property
+    def is_score(self) -> bool:
+        """A score with a right answer (accuracy or F1): what by-group plots show."""
+        return self.kind in ("accuracy", "f1")
+
+    @property
+    def display(self) -> str:
+        """The label, or the name with spaces."""
+        return self.label or self.name.replace("_", " ")
+
+
+METRICS: dict[str, MetricSpec] = {}
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def metric(
+    name: str,
+    *,
+    kind: Kind,
+    direction: Direction,
+    components: Iterable[str] = (),
+    label: str = "",
+    card: str = "",
+    group: str = "",
+    measure: str = "",
+    role: Role = "",
+) -> Callable[[F], F]:
+    """Declare ``name``; usable as a plain call or as a decorator on the function computing it.
+
+    >>> _ = metric("made_up_difference", kind="gap", direction="zero",
+    ...            components=("a_accuracy", "b_accuracy"))
+    >>> get_metric("made_up_difference").signed_gap
+    True
+    >>> gap_meaning("made_up_difference")
+    'a accuracy − b accuracy'
+    """
+    if kind not in KINDS:
+        raise ValueError(f"metric {name!r}: unknown kind {kind!r}; one of {', '.join(KINDS)}")
+    if direction not in DIRECTIONS:
+        raise ValueError(
+            f"metric {name!r}: unknown direction {direction!r}; one of {', '.join(DIRECTIONS)}"
+        )
+    comps = tuple(components)
+    if kind == "gap" and len(comps) != 2:
+        raise ValueError(f"metric {name!r}: a gap names its two components (a, b) for a - b")
+    spec = MetricSpec(name, kind, direction, comps, label, card, group, measure, role)
+    old = METRICS.get(name)
+    if old is not None and old != spec:
+        raise ValueError(f"metric {name!r} is already declared with another meaning: {old}")
+    METRICS[name] = spec
+
+    def decorate(fn: F) -> F:
+        return fn
+
+    return decorate
+
+
+def get_metric(name: str) -> MetricSpec:
+    """The declaration of ``name``; a neutral spec (``declared=False``) for an unknown name.
+
+    The built-in scorers are imported on the first miss, so a report drawn from a run directory
+    alone knows their metrics."""
+    spec = METRICS.get(str(name))
+    if spec is not None:
+        return spec
+    if not _LOADED:
+        load_builtin()
+        spec = METRICS.get(str(name))
+        if spec is not None:
+            return spec
+    return MetricSpec(str(name), "count", "none", declared=False)
+
+
+def signed_gaps(names: Iterable[str]) -> list[str]:
+    """The names declared as signed gaps, in order, once each."""
+    return [m for m in dict.fromkeys(names) if get_metric(m).signed_gap]
+
+
+def gap_meaning(name: str) -> str:
+    """What a gap subtracts, for axis labels: its label, else ``a − b`` from its components.
+
+    >>> gap_meaning("signed_bias_gap")
+    'pro − anti accuracy'
+    """
+    spec = get_metric(name)
+    if spec.label:
+        return spec.label
+    if spec.kind == "gap":
+        a, b = spec.components
+        return f"{a.replace('_', ' ')} − {b.replace('_', ' ')}"
+    return name.replace("_", " ")
+
+
+def declared_names() -> list[str]:
+    """Every declared metric name (importing the built-in scorers first)."""
+    load_builtin()
+    return sorted(METRICS)
+
+
+_LOADED: list[bool] = []
+
+
+def load_builtin() -> None:
+    """Import the built-in scorers, whose modules declare their metrics."""
+    if _LOADED:
+        return
+    _LOADED.append(True)
+    from . import base, coref, swewinogender, winobias, winopron  # noqa: F401
