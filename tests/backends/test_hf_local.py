@@ -13,12 +13,9 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from tiny_lm import build_tiny_gpt2
 from winoscope.backends import create_backend
-from winoscope.backends.hf_identity import model_fingerprint
-from winoscope.backends.hf_local import (
-    HFLocalBackend,
-    length_sorted_batches,
-    weights_sha256,
-)
+from winoscope.backends.hf_batching import length_sorted_batches
+from winoscope.backends.hf_identity import model_fingerprint, weights_sha256
+from winoscope.backends.hf_local import HFLocalBackend
 from winoscope.backends.hf_options import CLOZE_SCORING
 from winoscope.errors import BackendError
 from winoscope.protocols.forced_choice import UK_DEFAULT, answer_role

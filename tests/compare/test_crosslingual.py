@@ -11,12 +11,9 @@ from typer.testing import CliRunner
 
 import winoscope
 from winoscope.cli import app
-from winoscope.compare.across_languages import (
-    agreement_table,
-    crosslingual,
-    metric_table,
-    shared_rows,
-)
+from winoscope.compare.across_languages import crosslingual
+from winoscope.compare.across_winobias import metric_table, shared_rows
+from winoscope.compare.joins import agreement_table
 from winoscope.errors import TaskError
 
 

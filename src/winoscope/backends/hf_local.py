@@ -38,12 +38,17 @@ from ..errors import BackendError
 from ..extras import require
 from ..records import Request, Response
 from .base import backend, reject_unknown
-from .hf_batching import AUTO_START_CUDA, AUTO_START_OTHER, BatchSizer, length_sorted_batches
+from .hf_batching import AUTO_START_CUDA, AUTO_START_OTHER, BatchSizer
 from .hf_identity import config_commit, identity, read_config, weights_sha256
-from .hf_loading import LoadedLM, LoadOptions, load_causal_lm, resolve_device, resolve_dtype
-from .hf_loading import resolve_model_dir as resolve_model_dir
+from .hf_loading import (
+    LoadedLM,
+    LoadOptions,
+    load_causal_lm,
+    resolve_device,
+    resolve_dtype,
+    resolve_model_dir,
+)
 from .hf_options import (
-    MODES,
     as_batch_size,
     as_bool_or_auto,
     as_optional_bool,
@@ -53,17 +58,7 @@ from .hf_options import (
 )
 from .hf_scoring import Prepared, score_prepared
 
-__all__ = [
-    "MODES",
-    "HFLocalBackend",
-    "as_bool_or_auto",
-    "as_positive_int",
-    "build_params",
-    "length_sorted_batches",
-    "make_hf",
-    "reject_unknown",
-    "weights_sha256",
-]
+__all__ = ["HFLocalBackend", "make_hf"]
 
 
 @dataclass

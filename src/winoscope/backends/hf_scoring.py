@@ -16,13 +16,26 @@ import math
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from ..records import Request, Response
 
 if TYPE_CHECKING:
+    from .hf_batching import BatchSizer
     from .hf_loading import LoadedLM
-    from .hf_local import HFLocalBackend
+
+
+class ScoringBackend(Protocol):
+    """What scoring asks of the backend (:class:`~.hf_local.HFLocalBackend` has it): its name
+    and model for the responses, the batch sizer, and how it reports a request it cannot run."""
+
+    kind: str
+    model: str
+
+    @property
+    def sizer(self) -> BatchSizer: ...
+
+    def _error(self, req: Request, message: str) -> Response: ...
 
 
 @dataclass
@@ -70,7 +83,7 @@ def _logsumexp(values: Sequence[float]) -> float:
 
 
 def score_prepared(
-    backend: HFLocalBackend, lm: LoadedLM, items: Sequence[Prepared]
+    backend: ScoringBackend, lm: LoadedLM, items: Sequence[Prepared]
 ) -> Iterator[Response]:
     """Score every item (errors for those that cannot be); responses come as batches finish."""
     from .lm_scoring import continuation_logprobs, next_token_logprobs
@@ -150,7 +163,11 @@ def score_prepared(
 
 
 def _scored(
-    backend: Any, item: Prepared, values: Sequence[float], mass: float | None, latency: float
+    backend: ScoringBackend,
+    item: Prepared,
+    values: Sequence[float],
+    mass: float | None,
+    latency: float,
 ) -> Response:
     return Response(
         item.req.request_id,

@@ -15,11 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import BackendError
-
-try:  # the shared helper moved to .base; older trees keep it in .hf_local
-    from .base import reject_unknown  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover
-    from .hf_local import reject_unknown
+from .base import reject_unknown
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 TOKEN_PARAMS = ("max_tokens", "max_completion_tokens")

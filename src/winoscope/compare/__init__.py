@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .across_languages import CrosslingualResult, crosslingual
-    from .difference import DiffResult, diff
+    from .diff_result import DiffResult
+    from .difference import diff
 
 _LAZY = {
-    "DiffResult": ".difference",
+    "DiffResult": ".diff_result",
     "diff": ".difference",
     "CrosslingualResult": ".across_languages",
     "crosslingual": ".across_languages",

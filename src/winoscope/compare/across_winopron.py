@@ -32,6 +32,9 @@ import pandas as pd
 
 from ..errors import DatasetError
 from ..scoring.stats import resample_weights
+from .joins import agreement_table as by_condition
+from .joins import answered_in_both, paired_record, row_correct
+from .joins import occupation_table as by_occupation
 
 KEY = ["context", "template_number", "pronoun_set"]
 SET_EN = {"male": "male", "female": "female", "plural": "neutral"}
@@ -48,8 +51,6 @@ GAP = ("gender_gap", "female_accuracy", "male_accuracy")  # the card: female - m
 
 
 def _right(t: pd.DataFrame) -> pd.Series:
-    from .across_languages import row_correct
-
     return row_correct(t, "gold_role")
 
 
@@ -107,16 +108,12 @@ def shared_rows(uk: pd.DataFrame, en: pd.DataFrame) -> tuple[pd.DataFrame, dict[
     keep_e = [c for c in (*KEY, "occupation_group_en", "right_en") if c in e.columns]
     joined = u[keep_u].merge(e[keep_e], on=KEY, how="inner")
     joined["pronoun_set"] = joined["pronoun_set"].map({v: k for k, v in SET_EN.items()})
-    from .across_languages import answered_in_both
-
-    out, unanswered = answered_in_both(joined)
+    out, join_counts = answered_in_both(joined, len(u))
     counts: dict[str, Any] = {
         "uk_rows": len(u),
         "en_rows": len(e),
         "linked_templates": len(linked),
-        "shared_rows": len(joined),
-        "uk_rows_without_en": len(u) - len(joined),
-        "unanswered_shared_rows": unanswered,
+        **join_counts,
     }
     return out, counts
 
@@ -146,8 +143,6 @@ def metric_table(
 ) -> pd.DataFrame:
     """UK and EN values and UK - EN with a paired interval over template pairs (``macro`` rows:
     the whole shared set)."""
-    from .across_languages import _record
-
     codes, units = pd.factorize(rows["pair_id"].astype(str), sort=True)
     n_units = len(units)
     point = _values(rows, np.ones((1, n_units)), codes, n_units)
@@ -164,22 +159,18 @@ def metric_table(
             sel &= rows["pronoun_set"].isin(["male", "female"])
         n = int(pd.Series(codes[sel.to_numpy()]).nunique())
         records.append(
-            _record(m, "macro", "macro", uk, en, reps["uk"][m] - reps["en"][m], n, level)
+            paired_record(m, "macro", "macro", uk, en, reps["uk"][m] - reps["en"][m], n, level)
         )
     return pd.DataFrame.from_records(records)
 
 
 def agreement_table(rows: pd.DataFrame) -> pd.DataFrame:
     """Per context and overall (in the ``condition`` column, as for WinoBias)."""
-    from .across_languages import agreement_table as by_condition
-
     return by_condition(rows.assign(condition=rows["context"]))
 
 
 def occupation_table(rows: pd.DataFrame, limit: int = 10) -> pd.DataFrame:
     """Occupations (English, Ukrainian beside) by |UK - EN| accuracy, largest first."""
-    from .across_languages import occupation_table as by_occupation
-
     renamed = rows.rename(
         columns={"occupation_group_en": "target_occupation_en",
                  "occupation_group_uk": "target_occupation_uk"}

@@ -22,7 +22,6 @@ runs' own reports when requests failed.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ from ..errors import DatasetError, ScoringError, TaskError
 from ..report.rundir import RunDir, load_predictions, load_run_dir
 from ..scoring.paired import ReplicateSink, bootstrap_p, capture_replicates, holm
 from ..scoring.stats import percentile_ci
+from .diff_result import DIFF_COLUMNS, DiffResult, summary_rows
 from .pairing import (
     COREF_COLUMN,
     MCNEMAR_COLUMNS,
@@ -42,52 +42,6 @@ from .pairing import (
     mcnemar_table,
     row_correctness,
 )
-
-DIFF_COLUMNS = [
-    "metric",
-    "split",
-    "type",
-    "measure",
-    "value_a",
-    "value_b",
-    "diff",
-    "ci_low",
-    "ci_high",
-    "p_boot",
-    "p_holm",
-    "n_a",
-    "n_b",
-    "headline",
-]
-
-
-@dataclass(frozen=True)
-class DiffResult:
-    """B - A for every metric and stratum, McNemar tests, verdicts and settings."""
-
-    task: str
-    run_a: str
-    run_b: str
-    model_a: str
-    model_b: str
-    data: str
-    table: pd.DataFrame
-    mcnemar: pd.DataFrame
-    verdicts: list[str]
-    settings: dict[str, Any] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    # bootstrap replicates of each difference, by (metric, split, type, measure)
-    replicates: dict[tuple[str, str, str, str], np.ndarray] = field(
-        default_factory=dict, repr=False
-    )
-
-    def to_frame(self) -> pd.DataFrame:
-        """The tidy difference table (one row per metric, stratum and measure)."""
-        return self.table.copy()
-
-    def headline(self) -> pd.DataFrame:
-        """The rows the verdicts speak about."""
-        return self.table[self.table["headline"]].reset_index(drop=True)
 
 
 def _score(
@@ -104,19 +58,6 @@ def _as_table(task: Any, raw: pd.DataFrame, location: str) -> pd.DataFrame:
     from ..datasets.sources import SourceInfo
 
     return task.from_frame(raw, source=SourceInfo(kind="file", location=location)).table
-
-
-def summary_rows(table: pd.DataFrame) -> pd.Series:
-    """Rows of the summary stratum: macro averages, else the whole set (``all``), else the only
-    stratum a metric has."""
-    split = table["split"].astype(str)
-    macro = split.eq("macro")
-    if macro.any():
-        return macro
-    whole = split.eq("all") & table["type"].astype(str).isin(["all", ""])
-    if whole.any():
-        return whole
-    return pd.Series(True, index=table.index)
 
 
 def _n(metrics: pd.DataFrame) -> dict[tuple[str, str, str], int]:
@@ -136,7 +77,7 @@ def difference_table(
 ) -> pd.DataFrame:
     """The tidy B - A table from two scorers' metrics and their (paired) replicates; ``keep``
     receives the replicates of each difference by (metric, split, type, measure)."""
-    from ..report.plots import signed_gap_metrics
+    from ..scoring.metric import signed_gap_metrics
     from ..report.tables import headline_metrics
 
     vb = {
