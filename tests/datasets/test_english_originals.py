@@ -16,8 +16,12 @@ from typer.testing import CliRunner
 
 from winoscope import DatasetError, run
 from winoscope.cli import app
-from winoscope.datasets import winobias_en, winogender_en, winopron_en, winopron_uk
 from winoscope.datasets.raw_files import RawFiles
+from winoscope.datasets.winobias import EN as winobias_en
+from winoscope.datasets.winopron import EN as winopron_en
+from winoscope.datasets.winopron import UK as winopron_uk
+from winoscope.datasets.winopron import WINOGENDER as winogender_en
+from winoscope.datasets.winopron_templates import realise
 from winoscope.tasks import get_task
 
 
@@ -217,7 +221,7 @@ def test_winopron_en_template_file_and_bad_answer(tmp_path: Path, shared_data: P
 
 
 def test_realise_capitalises_and_agrees() -> None:
-    sentence, annotated, gold, said = winopron_en.realise(
+    sentence, annotated, gold, said = realise(
         "$NOM_PRONOUN was sure the $PARTICIPANT saw the $OCCUPATION.",
         "baker",
         "child",

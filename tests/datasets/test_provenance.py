@@ -12,8 +12,10 @@ import pytest
 
 import winoscope
 from helpers_winobias_uk import sample_frame
-from winoscope.datasets import winobias_uk, winopron_uk
 from winoscope.datasets.provenance import resolve_hub_commit, table_sha256
+from winoscope.datasets.winobias import UK as winobias_uk
+from winoscope.datasets.winopron import CONFIGS
+from winoscope.datasets.winopron import UK as winopron_uk
 from winoscope.report.compare import compare_runs
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -61,7 +63,7 @@ def test_winopron_hash_covers_prompts_and_ignores_format(tmp_path: Path) -> None
     for suffix in (".csv", ".parquet"):
         d = tmp_path / suffix[1:]
         d.mkdir()
-        for c in winopron_uk.CONFIGS:
+        for c in CONFIGS:
             frame = pd.read_csv(winopron_uk.sample_path(c), dtype=str, keep_default_na=False)
             if suffix == ".csv":
                 frame.to_csv(d / f"{c}.csv", index=False)

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from winoscope.datasets import swewinogender as sw
+from winoscope.datasets.sources import file_sha256
 from winoscope.errors import DatasetError
 
 
@@ -103,7 +104,7 @@ def test_load_from_url_with_real_http_server(real_file: Path, http_root) -> None
     (root / "swewinogender" / "swewinogender_test.jsonl").write_bytes(real_file.read_bytes())
     ds = sw.load(f"{base}/swewinogender/swewinogender_test.jsonl")
     assert ds.source.kind == "url" and len(ds) == 624
-    assert ds.source.sha256 == sw.file_sha256(real_file)
+    assert ds.source.sha256 == file_sha256(real_file)
     with pytest.raises(DatasetError, match="cannot download"):
         sw.load(f"{base}/missing.jsonl")
 

@@ -8,13 +8,14 @@ from pathlib import Path
 import pandas as pd
 
 from winoscope import validate
-from winoscope.datasets import winopron_uk
+from winoscope.datasets.winopron import CONFIGS
+from winoscope.datasets.winopron import UK as winopron_uk
 
 
 def _frames() -> dict[str, pd.DataFrame]:
     return {
         c: pd.read_csv(winopron_uk.sample_path(c), dtype=str, keep_default_na=False)
-        for c in winopron_uk.CONFIGS
+        for c in CONFIGS
     }
 
 

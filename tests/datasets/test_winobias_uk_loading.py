@@ -9,7 +9,8 @@ import pytest
 
 from helpers_winobias_uk import sample_frame
 from winoscope import DatasetError, load_dataset
-from winoscope.datasets import winobias_uk
+from winoscope.datasets.winobias import UK as winobias_uk
+from winoscope.datasets.winobias import VARIANTS
 
 CARD_FIELDS = [
     "item_number", "split", "type", "variant", "score_group", "condition",
@@ -27,7 +28,7 @@ def test_sample_has_every_card_field_typed() -> None:
     t = ds.table
     assert list(t.columns[: len(CARD_FIELDS)]) == CARD_FIELDS
     assert t["item_number"].dtype == "int64"
-    assert set(t["variant"].cat.categories) == set(winobias_uk.VARIANTS)
+    assert set(t["variant"].cat.categories) == set(VARIANTS)
     assert isinstance(t["sentence_uk"].iloc[0], str)
 
 

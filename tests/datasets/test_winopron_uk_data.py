@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from winoscope import DatasetError, load_dataset, validate
-from winoscope.datasets import winopron_uk
+from winoscope.datasets.winopron import CONFIGS
+from winoscope.datasets.winopron import UK as winopron_uk
 
 SENTENCE_FIELDS = [
     "row_id", "pair_id", "template_number", "occupation_group_uk", "occupation_uk",
@@ -39,7 +40,7 @@ def write_configs(directory: Path, frames: dict[str, pd.DataFrame], suffix: str 
 
 
 def all_raw() -> dict[str, pd.DataFrame]:
-    return {c: raw(c) for c in winopron_uk.CONFIGS}
+    return {c: raw(c) for c in CONFIGS}
 
 
 def checks(frames: dict[str, pd.DataFrame], tmp_path: Path) -> list[str]:
@@ -96,7 +97,7 @@ def test_hub_like_directory_with_revision(tmp_path: Path) -> None:
     repo = tmp_path / "WinoPron-Uk"
     (repo / "data").mkdir(parents=True)
     readme = ["---", "configs:"]
-    for config in winopron_uk.CONFIGS:
+    for config in CONFIGS:
         raw(config).to_parquet(repo / "data" / f"{config}-test.parquet", index=False)
         readme += [
             f"- config_name: {config}",

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from winoscope import ScoringError
-from winoscope.datasets import winopron_uk
+from winoscope.datasets.winopron import UK as winopron_uk
 from winoscope.scoring.winopron import score
 
 

@@ -9,7 +9,7 @@ the file, the first bad row and the field.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
@@ -24,6 +24,11 @@ class Field:
     aliases: Mapping[str, str] = field(default_factory=dict)
     required: bool = True
     doc: str = ""
+    # text in the dataset's language: the table column is ``{name}_{language}`` (sentence_uk)
+    localised: bool = False
+
+    def column(self, language: str) -> str:
+        return f"{self.name}_{language}" if self.localised else self.name
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,47 @@ class Schema:
             if f.name == name:
                 return f
         raise KeyError(name)
+
+
+def family_schema(
+    family: str,
+    fields: Sequence[Field],
+    language: str,
+    *,
+    enums: Mapping[str, tuple[str, ...]] | None = None,
+    aliases: Mapping[str, Mapping[str, str]] | None = None,
+) -> Schema:
+    """The concrete schema of one adaptation: localised fields named for ``language``
+    (``sentence`` -> ``sentence_uk``), with an adaptation's narrower ``enums`` and ``aliases``.
+    """
+    enums, aliases = enums or {}, aliases or {}
+    out = []
+    for f in fields:
+        out.append(
+            replace(
+                f,
+                name=f.column(language),
+                localised=False,
+                enum=enums.get(f.name, f.enum),
+                aliases=aliases.get(f.name, f.aliases),
+            )
+        )
+    return Schema(family=family, fields=tuple(out))
+
+
+# Where a predictions table keeps the occupation, first present wins: the canonical occupation
+# before its surface form (WinoPron's ``occupation_uk`` is the gendered form of
+# ``occupation_group_uk``), SweWinogender's lemma first.
+OCCUPATION_COLUMNS = (
+    "occupation_participant",
+    "occupation",
+    "occupation_group_en",
+    "occupation_group_uk",
+    "occupation_group",
+    "occupation_en",
+    "occupation_uk",
+    "occupation_sv",
+)
 
 
 def _describe_missing(schema: Schema, columns: Sequence[str]) -> list[str]:

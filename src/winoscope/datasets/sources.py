@@ -7,7 +7,9 @@ name the bad row); Parquet and hub data keep their native types and are coerced 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,24 +48,26 @@ def file_sha256(path: str | Path) -> str:
     return h.hexdigest()
 
 
-def _read_jsonl(path: Path) -> pd.DataFrame:
+def _jsonl_rows(lines: Iterable[str], where: str) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
-    with open(path, encoding="utf-8") as fh:
-        for _lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(
-                    f"not valid JSON: {exc.msg}", file=str(path), row=len(rows) + 1
-                ) from None
-            if not isinstance(obj, dict):
-                raise DatasetError(
-                    "each line must be a JSON object", file=str(path), row=len(rows) + 1
-                )
-            rows.append(obj)
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(
+                f"not valid JSON: {exc.msg}", file=where, row=len(rows) + 1
+            ) from None
+        if not isinstance(obj, dict):
+            raise DatasetError("each line must be a JSON object", file=where, row=len(rows) + 1)
+        rows.append(obj)
     return pd.DataFrame(rows)
+
+
+def _read_jsonl(path: Path) -> pd.DataFrame:
+    with open(path, encoding="utf-8") as fh:
+        return _jsonl_rows(fh, str(path))
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
@@ -155,5 +159,32 @@ def load_hub_table(
     return df, info
 
 
-def is_table_path(value: str) -> bool:
-    return Path(value).suffix.lower() in TABLE_SUFFIXES
+def read_table_url(url: str, *, timeout: float = 60.0) -> tuple[pd.DataFrame, SourceInfo]:
+    """Read one table file over HTTP(S), e.g. SuperLim 2's raw JSON lines file.
+
+    The file type comes from the URL's suffix (CSV, TSV, Parquet); anything else is read as
+    JSON lines, the format the released NLI sets use.
+    """
+    import httpx
+
+    try:
+        resp = httpx.get(url, timeout=timeout, follow_redirects=True)
+        resp.raise_for_status()
+    except httpx.HTTPError as exc:
+        raise DatasetError(f"cannot download: {exc}", file=url) from None
+    suffix = Path(url.split("?", 1)[0]).suffix.lower()
+    try:
+        if suffix in {".csv", ".tsv"}:
+            sep = "\t" if suffix == ".tsv" else ","
+            blob = io.BytesIO(resp.content)
+            df = pd.read_csv(blob, sep=sep, dtype=str, keep_default_na=False, na_values=[])
+        elif suffix in {".parquet", ".pq"}:
+            df = pd.read_parquet(io.BytesIO(resp.content))
+        else:
+            df = _jsonl_rows(resp.text.splitlines(), url)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        if isinstance(exc, DatasetError):
+            raise
+        raise DatasetError(f"cannot parse: {exc}", file=url) from None
+    info = SourceInfo(kind="url", location=url, sha256=hashlib.sha256(resp.content).hexdigest())
+    return df, info

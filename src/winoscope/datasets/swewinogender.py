@@ -34,16 +34,16 @@ from __future__ import annotations
 
 import json
 import re
-from importlib import resources
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
 from ..errors import DatasetError
 from .base import Dataset, Issue
+from .loading import TABLE, ColumnMap, load_tables
 from .schema import Field, Schema, coerce
-from .sources import SourceInfo, file_sha256, load_hub_table, read_table
+from .sources import SourceInfo
 
 HUB_ID = "sbx/superlim-2"
 HUB_CONFIG = "swewinogender"
@@ -236,34 +236,23 @@ def from_frame(
     )
 
 
+COLUMNS = ColumnMap(
+    name="swewinogender",
+    language="sv",
+    sample=SAMPLE_FILE,
+    hub_id=HUB_ID,
+    hub_config=HUB_CONFIG,
+    hub_split=HUB_SPLIT,
+    review_status=REVIEW_STATUS,
+    sample_note=(
+        "Bundled sample written for winoscope in SuperLim 2's SweWinogender schema; not the "
+        "SweWinogender dataset. Numbers on it are for checking the pipeline only."
+    ),
+)
+
+
 def sample_path() -> Path:
-    return Path(str(resources.files("winoscope.data").joinpath(SAMPLE_FILE)))
-
-
-def read_url(url: str, *, timeout: float = 60.0) -> tuple[pd.DataFrame, SourceInfo]:
-    """Read a JSON Lines file over HTTP(S), e.g. the SuperLim 2 repository's raw file."""
-    import hashlib
-
-    import httpx
-
-    try:
-        resp = httpx.get(url, timeout=timeout, follow_redirects=True)
-        resp.raise_for_status()
-    except httpx.HTTPError as exc:
-        raise DatasetError(f"cannot download: {exc}", file=url) from None
-    rows: list[dict[str, Any]] = []
-    for line in resp.text.splitlines():
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(f"not valid JSON: {exc.msg}", file=url, row=len(rows) + 1) from None
-        if not isinstance(obj, dict):
-            raise DatasetError("each line must be a JSON object", file=url, row=len(rows) + 1)
-        rows.append(obj)
-    info = SourceInfo(kind="url", location=url, sha256=hashlib.sha256(resp.content).hexdigest())
-    return pd.DataFrame(rows), info
+    return COLUMNS.sample_paths()[TABLE]
 
 
 def load(
@@ -282,33 +271,12 @@ def load(
     ``None`` loads the bundled sample (written for winoscope in the same schema, not the
     dataset).
     """
-    if source is None:
-        path = sample_path()
-        info = SourceInfo(
-            kind="sample", location=f"winoscope:{SAMPLE_FILE}", sha256=file_sha256(path)
-        )
-        ds = from_frame(read_table(path), source=info, is_sample=True, name="swewinogender sample")
-        ds.metadata["note"] = (
-            "Bundled sample written for winoscope in SuperLim 2's SweWinogender schema; not the "
-            "SweWinogender dataset. Numbers on it are for checking the pipeline only."
-        )
-        return ds
-    text = str(source)
-    if text.startswith(("http://", "https://")):
-        raw, info = read_url(text)
-        return from_frame(raw, source=info, name=text.rsplit("/", 1)[-1] or text)
-    p = Path(source)
-    if p.is_file():
-        info = SourceInfo(kind="file", location=str(p), sha256=file_sha256(p))
-        return from_frame(read_table(p), source=info, name=p.name)
-    if p.suffix.lower() in {".csv", ".tsv", ".jsonl", ".json", ".parquet", ".pq"}:
-        raise DatasetError("no such file", file=str(p))
-    raw, info = load_hub_table(
-        text, config=config, split=split or HUB_SPLIT, revision=revision, cache_dir=cache_dir
-    )
-    if "split" in raw.columns:
-        raw = raw.drop(columns=["split"])
-    return from_frame(raw, source=info, name=text)
+    columns = COLUMNS if config == HUB_CONFIG else replace(COLUMNS, hub_config=config)
+    loaded = load_tables(source, columns, revision=revision, split=split, cache_dir=cache_dir)
+    raw, _ = loaded.tables[TABLE]
+    ds = from_frame(raw, source=loaded.source, is_sample=loaded.is_sample, name=loaded.name)
+    ds.metadata.update(loaded.metadata)
+    return ds
 
 
 def validate(ds: Dataset) -> list[Issue]:

@@ -1,0 +1,167 @@
+"""The WinoPron family's structural checks, for every language.
+
+Sentences: the annotation gives the sentence and brackets exactly the gold span and the pronoun;
+the pronoun is a form of its set and type (where the adaptation lists the forms). Pairs: one
+occupation- and one participant-reference sentence per pronoun set, one occupation group.
+Prompts: option roles and letters agree with the gold role, each links to a sentence, and each
+sentence has one prompt per option order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+
+from .annotation import bracket_mentions, strip_brackets
+from .base import Issue
+
+CONTEXTS = ("double", "single")
+ROLES = ("occupation", "participant")
+ORDERS = ("occupation_first", "participant_first")
+
+
+def _cf(text: str) -> str:
+    return text.strip().casefold()
+
+
+def check_sentences(
+    rows: pd.DataFrame,
+    context: str,
+    lang: str,
+    forms: Mapping[str, Mapping[str, frozenset[str]]] | None,
+) -> list[Issue]:
+    issues: list[Issue] = []
+    seen: dict[str, int] = {}
+    for i, row in enumerate(rows.to_dict("records"), start=1):
+        where = f"{context}:{row['row_id']}"
+
+        def add(check: str, msg: str, *, _i: int = i, _w: str = where) -> None:
+            issues.append(Issue(check, msg, row=_i, item=_w))
+
+        if row["row_id"] in seen:
+            add("row_id", f"row_id repeats row {seen[row['row_id']]} of the {context} sentences")
+        seen.setdefault(row["row_id"], i)
+        sent, ann = row[f"sentence_{lang}"], row[f"sentence_annotated_{lang}"]
+        gold, pron = row[f"gold_span_{lang}"], row[f"pronoun_{lang}"]
+        if strip_brackets(ann) != sent:
+            add(
+                "annotation",
+                f"removing the square brackets from sentence_annotated_{lang} does not give "
+                f"sentence_{lang}",
+            )
+        try:
+            mentions = bracket_mentions(ann)
+        except ValueError as exc:
+            add("annotation", f"sentence_annotated_{lang}: {exc}")
+            mentions = None
+        if mentions is not None:
+            if len(mentions) != 2:
+                add("annotation", f"expected exactly two bracketed spans, found {len(mentions)}")
+            elif sorted(m.text for m in mentions) != sorted([gold, pron]):
+                found = " and ".join(f"'{m.text}'" for m in mentions)
+                add(
+                    "annotation",
+                    f"bracketed spans {found} are not the gold span '{gold}' and the pronoun "
+                    f"'{pron}'",
+                )
+        if gold not in sent:
+            add("annotation", f"gold_span_{lang} '{gold}' does not occur in sentence_{lang}")
+        if forms is not None:
+            allowed = forms[str(row["pronoun_type"])][str(row["pronoun_set"])]
+            if _cf(pron) not in allowed:
+                add(
+                    "pronoun",
+                    f"pronoun_{lang} '{pron}' is not a {row['pronoun_set']} {row['pronoun_type']} "
+                    f"form (expected one of {', '.join(sorted(allowed))})",
+                )
+    return issues
+
+
+def check_pairs(rows: pd.DataFrame, context: str) -> list[Issue]:
+    issues: list[Issue] = []
+    expected = {(r, s) for r in ROLES for s in sorted(set(rows["pronoun_set"].cat.categories))}
+    for pair_id, group in rows.groupby("pair_id", sort=True):
+        cells = list(
+            zip(group["gold_role"].astype(str), group["pronoun_set"].astype(str), strict=True)
+        )
+        missing = sorted(expected - set(cells))
+        dupes = sorted({c for c in cells if cells.count(c) > 1})
+        if missing or dupes:
+            parts = []
+            if missing:
+                parts.append("missing " + ", ".join(f"{r}/{s}" for r, s in missing))
+            if dupes:
+                parts.append("duplicated " + ", ".join(f"{r}/{s}" for r, s in dupes))
+            issues.append(
+                Issue(
+                    "pair",
+                    f"{context} pair needs one occupation- and one participant-reference sentence "
+                    "per pronoun set: " + "; ".join(parts),
+                    item=f"{context}:{pair_id}",
+                )
+            )
+        group_col = [c for c in group.columns if c.startswith("occupation_group_")]
+        if group_col and group[group_col[0]].nunique() > 1:
+            vals = ", ".join(sorted(group[group_col[0]].unique()))
+            issues.append(
+                Issue(
+                    "pair",
+                    f"{group_col[0]} differs within the pair ({vals})",
+                    item=f"{context}:{pair_id}",
+                )
+            )
+    return issues
+
+
+def check_prompts(sentences: pd.DataFrame, prompts: pd.DataFrame) -> list[Issue]:
+    issues: list[Issue] = []
+    by_key = sentences.set_index("row_key")[["gold_role", "pair_id"]].to_dict("index")
+    seen_ids: dict[str, int] = {}
+    orders: dict[str, list[str]] = {}
+    for i, row in enumerate(prompts.to_dict("records"), start=1):
+        where = f"forced_choice:{row['prompt_id']}"
+
+        def add(check: str, msg: str, *, _i: int = i, _w: str = where) -> None:
+            issues.append(Issue(check, msg, row=_i, item=_w))
+
+        if row["prompt_id"] in seen_ids:
+            add("prompt_id", f"prompt_id repeats forced_choice row {seen_ids[row['prompt_id']]}")
+        seen_ids.setdefault(row["prompt_id"], i)
+        a, b = str(row["option_a_role"]), str(row["option_b_role"])
+        if a == b:
+            add("options", f"option_a_role and option_b_role are both '{a}'")
+        first = str(row["option_order"]).removesuffix("_first")
+        if a != first:
+            add("options", f"option_order {row['option_order']} but option_a_role is {a}")
+        gold_letter = "A" if a == row["gold_role"] else ("B" if b == row["gold_role"] else None)
+        if gold_letter != row["gold_option"]:
+            add(
+                "options",
+                f"gold_option {row['gold_option']} does not match gold_role {row['gold_role']} "
+                f"(A = {a}, B = {b})",
+            )
+        sent = by_key.get(row["row_key"])
+        if sent is None:
+            add(
+                "link",
+                f"row_id {row['row_id']} is not a row of the {row['context']} configuration",
+            )
+            continue
+        orders.setdefault(row["row_key"], []).append(str(row["option_order"]))
+        if str(sent["gold_role"]) != str(row["gold_role"]):
+            add("link", f"gold_role {row['gold_role']} but the sentence has {sent['gold_role']}")
+        if str(sent["pair_id"]) != str(row["pair_id"]):
+            add("link", f"pair_id {row['pair_id']} but the sentence has {sent['pair_id']}")
+    for key in sentences["row_key"]:
+        got = sorted(orders.get(key, []))
+        if got != sorted(ORDERS):
+            issues.append(
+                Issue(
+                    "order_balance",
+                    "needs exactly one prompt per option order "
+                    f"({', '.join(ORDERS)}); has {', '.join(got) or 'none'}",
+                    item=key.replace("/", ":", 1),
+                )
+            )
+    return issues
