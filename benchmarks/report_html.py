@@ -23,9 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from winoscope.jsonio import write_json
 from winoscope.report.html import write_run_html
 from winoscope.report.markdown import render_markdown
-from winoscope.report.writer import predictions_for_export, write_json
+from winoscope.report.writer import predictions_for_export
 from winoscope.runner import run
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from winoscope.runner import RunResult
+from winoscope.results import RunResult
 
 SCRIPT = "<script>alert(1)</script>"
 

@@ -23,18 +23,19 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .api import list_tasks, load_dataset, validate
     from .compare.across_languages import CrosslingualResult, crosslingual
     from .compare.difference import DiffResult, diff
-    from .runner import RunResult, run, score
-    from .sensitivity import SensitivityResult, run_templates
+    from .results import RunResult, SensitivityResult
+    from .runner import run, score
+    from .sensitivity import run_templates
 
 # public name -> the module that defines it
 _LAZY = {
     "list_tasks": ".api",
     "load_dataset": ".api",
     "validate": ".api",
-    "RunResult": ".runner",
+    "RunResult": ".results",
     "run": ".runner",
     "score": ".runner",
-    "SensitivityResult": ".sensitivity",
+    "SensitivityResult": ".results",
     "DiffResult": ".compare.difference",
     "diff": ".compare.difference",
     "CrosslingualResult": ".compare.across_languages",

@@ -11,7 +11,8 @@ import pandas as pd
 from .backends import gemma
 from .backends.baselines import PICKERS
 from .report.markdown import fmt
-from .runner import RunResult, run
+from .results import RunResult
+from .runner import run
 from .tasks import TASKS
 
 DEMO_TASKS = (

@@ -1,17 +1,31 @@
-"""A tiny name -> object registry used for tasks and backends.
+"""A tiny name -> object registry used for tasks and backends, filled on first look-up.
 
-Components register themselves with a decorator, so the registry is the table of contents and
-no list of names is maintained by hand.
+Components register themselves with a decorator (``@backend("hf")``, ``task(Task(...))``), so
+the registry is the table of contents and no list of names is maintained by hand. Which modules
+get imported is not listed either: :meth:`Registry.discover_with` names a package whose modules
+are all imported (a walk with :func:`pkgutil.iter_modules`) and an entry-point group through
+which installed distributions add their own (``[project.entry-points."winoscope.tasks"]``, see
+docs/plugins.md). Both happen on the first look-up (:meth:`~Registry.get`,
+:meth:`~Registry.names`, ``in``, iteration), so importing the registry's package stays cheap.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import pkgutil
+import re
+import types
 from collections.abc import Callable, Iterator
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .errors import TaskError
 
 T = TypeVar("T")
+
+# what an entry point's loaded object may be: a module (importing it registered its
+# components) or a component, which ``adopt`` registers under the entry point's name
+Adopt = Callable[[str, Any], None]
 
 
 class Registry(Generic[T]):
@@ -19,10 +33,14 @@ class Registry(Generic[T]):
         self.kind = kind
         self._error = error
         self._items: dict[str, T] = {}
+        self._discover: Callable[[], None] | None = None
+        self._discovered = False
 
     def register(self, name: str) -> Callable[[T], T]:
         def deco(obj: T) -> T:
             if name in self._items:
+                if self._items[name] is obj:  # the same object again (a plugin re-read)
+                    return obj
                 raise self._error(f"{self.kind} '{name}' is registered twice")
             self._items[name] = obj
             return obj
@@ -32,7 +50,30 @@ class Registry(Generic[T]):
     def add(self, name: str, obj: T) -> None:
         self.register(name)(obj)
 
+    def discover_with(
+        self, package: str, group: str, adopt: Adopt | None = None, registers: str = ""
+    ) -> None:
+        """On the first look-up, import the modules of ``package`` and load every entry point
+        of ``group`` (see :func:`discover`; ``registers``: the pattern of a registration)."""
+
+        def run() -> None:
+            discover(package, group, self, adopt, registers)
+
+        self._discover = run
+        self._discovered = False
+
+    def _ensure(self) -> None:
+        if self._discovered or self._discover is None:
+            return
+        self._discovered = True  # set first: modules being imported may look names up
+        try:
+            self._discover()
+        except BaseException:
+            self._discovered = False  # the next look-up reports the same error again
+            raise
+
     def get(self, name: str) -> T:
+        self._ensure()
         try:
             return self._items[name]
         except KeyError:
@@ -40,10 +81,79 @@ class Registry(Generic[T]):
             raise self._error(f"unknown {self.kind} '{name}' (known: {known})") from None
 
     def names(self) -> list[str]:
+        self._ensure()
         return sorted(self._items)
 
     def __contains__(self, name: object) -> bool:
+        self._ensure()
         return name in self._items
 
     def __iter__(self) -> Iterator[str]:
+        self._ensure()
         return iter(sorted(self._items))
+
+
+def builtin_modules(package: str, registers: str = "") -> list[str]:
+    """The modules and subpackages of ``package`` that may register something, by name.
+
+    With a ``registers`` pattern (``@backend\\(|BACKENDS\\.``) a module whose source never
+    matches it cannot register anything and is left unimported: helper modules such as
+    ``backends.lm_scoring`` import torch at module level, which a look-up of
+    ``baseline:agreement`` must not pay for. A module without readable source is imported.
+    """
+    pkg = importlib.import_module(package)
+    names = sorted(
+        f"{package}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_")
+    )
+    if not registers:
+        return names
+    pattern = re.compile(registers)
+    return [n for n in names if _source_matches(n, pattern)]
+
+
+def _source_matches(name: str, pattern: re.Pattern[str]) -> bool:
+    spec = importlib.util.find_spec(name)
+    loader = getattr(spec, "loader", None)
+    try:
+        source = loader.get_source(name) if loader is not None else None  # type: ignore[attr-defined]
+    except (ImportError, OSError):
+        source = None
+    if spec is not None and spec.submodule_search_locations is not None:
+        return True  # a subpackage: its modules are not walked, so import it
+    return source is None or pattern.search(source) is not None
+
+
+def entry_point_label(ep: Any) -> str:
+    dist = getattr(ep, "dist", None)
+    where = f"distribution {dist.name} {dist.version}" if dist is not None else "an unknown distribution"
+    return f"entry point '{ep.name} = {ep.value}' (group {ep.group}) of {where}"
+
+
+def discover(
+    package: str, group: str, registry: Registry[Any], adopt: Adopt | None, registers: str = ""
+) -> None:
+    """Import the built-in modules of ``package`` (those whose source matches ``registers``,
+    see :func:`builtin_modules`), then load every entry point of ``group``.
+
+    An entry point may name a module (``winoscope_plugin_demo.tasks``: importing it registers
+    what it defines with the usual decorator) or an object (``winoscope_plugin_demo:TASK``),
+    which ``adopt(entry_point_name, obj)`` registers. An entry point that cannot be loaded or
+    registered stops with the registry's error naming the entry point and its distribution:
+    a plugin that was installed but silently missing would change what a run can ask for.
+    """
+    from importlib.metadata import entry_points
+
+    for name in builtin_modules(package, registers):
+        importlib.import_module(name)
+    for ep in sorted(entry_points(group=group), key=lambda e: (e.name, e.value)):
+        try:
+            obj = ep.load()
+            if not isinstance(obj, types.ModuleType):
+                if adopt is None:
+                    raise TypeError(f"expected a module, got {type(obj).__name__}")
+                adopt(ep.name, obj)
+        except Exception as exc:
+            raise registry._error(
+                f"{registry.kind} plugin: {entry_point_label(ep)} failed to load: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import platform
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ._version import __version__
 from .backends import Backend, create_backend, model_label
 from .backends.store import STORE_FILE, ResponseStore, plan_run
 from .datasets.base import Dataset, Issue
@@ -24,28 +20,10 @@ from .progress import track
 from .protocols.cloze import ORDER_NOTE, ClozeTemplate
 from .protocols.forced_choice import PromptTemplate, apply_failed_policy, letter_mass_summary
 from .records import Request, Response
+from .results import RunResult
+from .runner_outcome import build_manifest, check_failed_share, error_summary, run_outcome
 from .scoring.base import ScoreResult
 from .tasks import TASKS, Task, get_task
-
-
-@dataclass
-class RunResult:
-    task: Task
-    dataset: Dataset
-    predictions: pd.DataFrame
-    result: ScoreResult
-    manifest: dict[str, Any]
-    out_dir: Path | None = None
-    errors: list[dict[str, Any]] = field(default_factory=list)
-    validation: list[Issue] = field(default_factory=list)
-
-    @property
-    def metrics(self) -> pd.DataFrame:
-        return self.result.metrics
-
-    def to_frame(self) -> pd.DataFrame:
-        """The tidy metrics (metric, split, type, value, ci_low, ci_high, n, ...), a copy."""
-        return self.result.metrics.copy()
 
 
 def collect_responses(
@@ -81,97 +59,6 @@ def collect_responses(
             errors=sum(1 for r in responses.values() if r.error is not None),
         )
     return responses
-
-
-def check_failed_share(share: float) -> None:
-    if not 0.0 <= share <= 1.0:
-        raise TaskError(f"max_failed_share={share!r}: expected a share from 0 to 1")
-
-
-def run_outcome(
-    responses: Mapping[str, Response], n_requests: int, max_failed_share: float = 0.0
-) -> dict[str, Any]:
-    """The run's outcome for the manifest, the report and the exit status.
-
-    ``status`` is ``ok`` (every request answered), ``partial`` or ``failed`` (none answered);
-    ``success`` holds when some request was answered and the failed share is at most
-    ``max_failed_share``. ``finish_reasons`` counts the servers' reasons (``length``: cut off
-    by the token limit) among answers and failures.
-    """
-    failed = sum(1 for r in responses.values() if r.error is not None)
-    answered = n_requests - failed
-    share = failed / n_requests if n_requests else 0.0
-    status = "ok" if failed == 0 else ("failed" if answered == 0 else "partial")
-    reasons: dict[str, int] = {}
-    for r in responses.values():
-        if r.finish_reason is not None:
-            reasons[r.finish_reason] = reasons.get(r.finish_reason, 0) + 1
-    return {
-        "requests": n_requests,
-        "answered": answered,
-        "failed": failed,
-        "failed_share": round(share, 6),
-        "max_failed_share": max_failed_share,
-        "status": status,
-        "success": n_requests == 0 or (answered > 0 and share <= max_failed_share),
-        "finish_reasons": dict(sorted(reasons.items())),
-    }
-
-
-def error_summary(responses: Mapping[str, Response], limit: int = 5) -> list[dict[str, Any]]:
-    errs = [r for r in responses.values() if r.error is not None]
-    return [{"request_id": r.request_id, "error": r.error} for r in errs[:limit]] + (
-        [{"more": len(errs) - limit}] if len(errs) > limit else []
-    )
-
-
-def build_manifest(
-    task: Task,
-    ds: Dataset,
-    backend: Backend,
-    template: PromptTemplate | ClozeTemplate | None,
-    *,
-    seed: int,
-    n_boot: int,
-    n_requests: int,
-    n_errors: int,
-    started: float,
-    settings: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The run's manifest; ``settings`` (the scorer's) name the bootstrap's resampling unit."""
-    settings = settings or {}
-    bootstrap = {
-        "replicates": n_boot,
-        "level": 0.95,
-        "resampling_unit": settings.get("resampling_unit") or "source item",
-    }
-    if settings.get("stratified_by"):
-        bootstrap["stratified_by"] = settings["stratified_by"]
-    return {
-        "winoscope_version": __version__,
-        "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "duration_s": round(time.time() - started, 3),
-        "task": task.name,
-        "protocol": task.protocol,
-        "dataset": ds.describe(),
-        "review_status": ds.review_status,
-        "model": {
-            "spec": model_label(backend),
-            "kind": backend.kind,
-            "name": backend.model,
-            "params": backend.params,
-            # how the work was spread (device, batch size ...); not part of the store's key
-            "runtime": dict(getattr(backend, "runtime", None) or {}),
-        },
-        "prompt_template": None
-        if template is None
-        else {"name": template.name, "text": template.text},
-        "seed": seed,
-        "bootstrap": bootstrap,
-        "requests": n_requests,
-        "request_errors": n_errors,
-        "python": platform.python_version(),
-    }
 
 
 def run(
@@ -262,9 +149,9 @@ def run(
     partial = None
     if limit is not None:  # validation above saw the whole table; the rest sees the part
         ds, requests, partial = limit_run(ds, requests, limit)
-    store_path = _store_path(store, out) if getattr(backend, "cacheable", True) else None
+    store_path = response_store_path(store, out) if getattr(backend, "cacheable", True) else None
     counts: dict[str, Any] = {}
-    with _open_store(store_path) as response_store:
+    with open_store(store_path) as response_store:
         responses = collect_responses(
             backend,
             requests,
@@ -392,7 +279,7 @@ def _conventions(t: Task, **options: str | None) -> dict[str, str]:
     return given
 
 
-def _store_path(store: str | Path | bool | None, out: str | Path | None) -> Path | None:
+def response_store_path(store: str | Path | bool | None, out: str | Path | None) -> Path | None:
     """Where answers are stored: ``store`` if a path, else ``OUT/responses.sqlite``, else none."""
     if store is False:
         return None
@@ -402,7 +289,7 @@ def _store_path(store: str | Path | bool | None, out: str | Path | None) -> Path
 
 
 @contextmanager
-def _open_store(path: Path | None) -> Iterator[ResponseStore | None]:
+def open_store(path: Path | None) -> Iterator[ResponseStore | None]:
     if path is None:
         yield None
         return

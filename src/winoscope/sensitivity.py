@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -42,8 +42,10 @@ from .backends import Backend, create_backend, model_label
 from .errors import TaskError
 from .protocols.cloze import ClozeTemplate
 from .protocols.forced_choice import PromptTemplate
-from .runner import RunResult, _store_path, check_failed_share
+from .results import RunResult, SensitivityResult
+from .runner import response_store_path
 from .runner import run as run_one
+from .runner_outcome import check_failed_share
 from .scoring.templates import TEMPLATE_STREAM, summarise
 from .tasks import Task, get_task
 
@@ -51,35 +53,6 @@ BUILTIN = "builtin"  # a templates entry that stands for the task's built-in set
 
 Template = PromptTemplate | ClozeTemplate
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-@dataclass
-class SensitivityResult:
-    """A prompt-sensitivity run: the runs per template and the metrics across them.
-
-    ``per_template``: tidy metrics with a ``template`` column; ``summary``: one row per overall
-    metric (:data:`SUMMARY_COLUMNS`); ``runs``: the single-template :class:`RunResult` objects
-    in template order."""
-
-    task: Task
-    templates: list[Template]
-    runs: list[RunResult]
-    per_template: pd.DataFrame
-    summary: pd.DataFrame
-    manifest: dict[str, Any]
-    out_dir: Path | None = None
-    notes: list[str] = field(default_factory=list)
-
-    def to_frame(self) -> pd.DataFrame:
-        """The summary table (mean, two-level interval, min, max, sd per overall metric)."""
-        return self.summary.copy()
-
-    def headline(self) -> pd.DataFrame:
-        return self.summary[self.summary["headline"]].reset_index(drop=True)
-
-    @property
-    def success(self) -> bool:
-        return bool(self.manifest["outcome"]["success"])
 
 
 def unique_names(templates: Sequence[Template]) -> list[Template]:
@@ -174,7 +147,7 @@ def run_templates(
     chosen = resolve_templates(t, templates, cloze_mode=cloze_mode)
     ds = t.load(data, revision=revision, split=split)  # once for every template's run
     out_dir = None if out is None else Path(out)
-    store_path = _store_path(store, out_dir) if getattr(backend, "cacheable", True) else None
+    store_path = response_store_path(store, out_dir) if getattr(backend, "cacheable", True) else None
     runs: list[RunResult] = []
     captured: list[tuple[str, pd.DataFrame, dict[tuple[str, str, str], np.ndarray]]] = []
     draws: list[list[tuple[int, int, str]]] = []

@@ -12,10 +12,13 @@ import pytest
 
 from report_helpers import SCRIPT, inject_markup
 from winoscope.report import write_run
+from winoscope.report.figures import save_figure
 from winoscope.report.occupations import occupation_behaviour, wilson_interval
-from winoscope.report.plots import metrics_naming, run_figures, save_figure, signed_gap_metrics
+from winoscope.report.plots import metrics_naming, run_figures
 from winoscope.report.tables import headline_metrics, wide_table
-from winoscope.runner import RunResult, run
+from winoscope.results import RunResult
+from winoscope.runner import run
+from winoscope.scoring.metric import metric, signed_gap_metrics
 
 
 class TableCells(HTMLParser):
@@ -161,6 +164,19 @@ def _metrics(rows: list[tuple[str, str, str, float]]) -> pd.DataFrame:
 
 
 def test_metric_names_pick_the_plots(tmp_path: Path) -> None:
+    # made-up gaps: drawn as gaps because they are declared so, not because of their names
+    metric(
+        "male_female_gap",
+        kind="gap",
+        direction="zero",
+        components=("male_accuracy", "female_accuracy"),
+    )
+    metric(
+        "absolute_male_female_gap",
+        kind="gap",
+        direction="lower",
+        components=("male_accuracy", "female_accuracy"),
+    )
     gendered = _metrics(
         [
             (m, s, s, v)
@@ -293,7 +309,8 @@ def test_dataset_and_model_text_is_escaped(tmp_path: Path) -> None:
 
 
 def test_group_points_read_groups_from_names_and_from_strata() -> None:
-    from winoscope.report.plots import CONDITION_TOKENS, GENDER_TOKENS, group_points
+    from winoscope.report.plots import group_points
+    from winoscope.scoring.metric import CONDITION_GROUPS, GENDER_GROUPS
 
     winopron_like = _metrics(
         [
@@ -305,7 +322,7 @@ def test_group_points_read_groups_from_names_and_from_strata() -> None:
             ("gender_gap", "macro", "macro", 0.1),  # a difference: left out
         ]
     )
-    pts = group_points(winopron_like, GENDER_TOKENS)
+    pts = group_points(winopron_like, GENDER_GROUPS)
     got = list(zip(pts["x"], pts["series"], pts["value"], strict=True))
     assert got == [
         ("single", "male", 0.8),
@@ -322,7 +339,7 @@ def test_group_points_read_groups_from_names_and_from_strata() -> None:
             ("conll_f1_pro_minus_anti", "macro", "macro", 0.2),
         ]
     )
-    pts = group_points(coref_like, CONDITION_TOKENS)
+    pts = group_points(coref_like, CONDITION_GROUPS)
     assert list(zip(pts["x"], pts["series"], strict=True)) == [
         ("conll f1", "pro"),
         ("link accuracy", "pro"),
@@ -353,7 +370,8 @@ def test_many_strata_put_strata_on_rows() -> None:
 
 def test_dollar_signs_in_data_are_drawn_literally(tmp_path: Path) -> None:
     """Matplotlib reads $...$ as mathematics; an unbalanced $ in data would fail to render."""
-    from winoscope.report.plots import occupation_figure, plain
+    from winoscope.report.figures import plain
+    from winoscope.report.plots_occupation import occupation_figure
 
     pred = pd.DataFrame(
         {
@@ -419,7 +437,7 @@ def test_winobias_layout_takes_stereotypes_from_the_rows() -> None:
 
 
 def test_difference_against_a_numeric_statistic_reports_pearson_r() -> None:
-    from winoscope.report.plots import occupation_differences, occupation_figure
+    from winoscope.report.plots_occupation import occupation_differences, occupation_figure
 
     rows = []
     shares = {

@@ -1,13 +1,31 @@
-"""Model backends. Importing this package registers every built-in backend kind."""
+"""Model backends. Every module of this package, and every ``winoscope.backends`` entry point of
+an installed distribution, is imported on the first look-up in :data:`BACKENDS` (see
+:mod:`winoscope.registry` and docs/plugins.md); each registers its kinds with :func:`backend`."""
 
-from . import (
-    baselines,  # noqa: F401  (registers baseline:*)
-    gemma,  # noqa: F401  (registers gemma:270m, the offline Gemma 3 270M)
-    hf_local,  # noqa: F401  (registers hf:PATH_OR_ID; torch loads on first use)
-    nli_baselines,  # noqa: F401  (registers nli-baseline:*)
-    openai_compat,  # noqa: F401  (registers openai:MODEL)
-    resolver_file,  # noqa: F401  (registers file:PATH, resolver output)
-)
+from typing import Any
+
 from .base import BACKENDS, Backend, backend, create_backend, model_label, parse_model_spec
 
-__all__ = ["BACKENDS", "Backend", "backend", "create_backend", "model_label", "parse_model_spec"]
+ENTRY_POINT_GROUP = "winoscope.backends"
+
+
+def _adopt(name: str, obj: Any) -> None:
+    """An entry point naming a factory (``KIND = package.module:make_backend``) registers it as
+    backend kind ``KIND``: ``make_backend(name, **options)`` returns a :class:`Backend`."""
+    if not callable(obj):
+        raise TypeError(f"expected a backend factory or a module, got {type(obj).__name__}")
+    BACKENDS.add(name, obj)
+
+
+# a module registers with ``@backend("KIND")`` (or ``BACKENDS.add``); the rest are not imported
+BACKENDS.discover_with(__name__, ENTRY_POINT_GROUP, _adopt, registers=r"@backend\(|BACKENDS\.")
+
+__all__ = [
+    "BACKENDS",
+    "ENTRY_POINT_GROUP",
+    "Backend",
+    "backend",
+    "create_backend",
+    "model_label",
+    "parse_model_spec",
+]

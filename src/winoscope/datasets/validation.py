@@ -79,7 +79,7 @@ def summary_lines(issues: Sequence[Issue], examples: int = EXAMPLES) -> list[str
 
 
 def write_validation_json(path: Path, issues: Sequence[Issue], *, task: str) -> Path:
-    from ..report.writer import write_json
+    from ..jsonio import write_json
 
     s = summarize(issues)
     write_json(

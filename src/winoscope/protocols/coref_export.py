@@ -1,6 +1,6 @@
 """Export a coreference task's documents: what a resolver reads, and the gold key.
 
-``winoscope coref-export winobias-uk/coref --out DIR`` writes
+``winoscope coref-export winobias-uk/coref --out DIR`` (:mod:`winoscope.cli.coref`) writes
 
 - ``DIR/input.jsonl``: ``{"id": ROW_ID, "text": SENTENCE, "tokens": [...]}`` per document, the
   ids that ``file:PATH`` output must use;
@@ -19,9 +19,6 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Annotated
-
-import typer
 
 from .conll import ConllDocument, write_conll
 from .coref import CorefItem, Span
@@ -98,43 +95,3 @@ def export_documents(items: Sequence[CorefItem], out: Path) -> dict[str, Path]:
     write_conll(paths["key_conll"], keys)
     write_conll(paths["input_conll"], inputs)
     return paths
-
-
-def task_items(task_name: str, data: str | None, split: str | None) -> list[CorefItem]:
-    """The gold documents of a coreference task (``winobias-uk/coref`` ...)."""
-    from ..errors import TaskError
-    from ..tasks import coref as coref_tasks
-    from ..tasks import get_task
-
-    builders = {
-        "winobias-uk/coref": coref_tasks.uk_items,
-        "winobias-en/coref": coref_tasks.en_items,
-        "winopron-uk/coref": coref_tasks.winopron_items,
-    }
-    if task_name not in builders:
-        raise TaskError(
-            f"'{task_name}' is not a coreference task (one of {', '.join(sorted(builders))})"
-        )
-    t = get_task(task_name)
-    ds = t.load(data, split=split)
-    return builders[task_name](ds.table)
-
-
-def coref_export_command(
-    task: Annotated[str, typer.Argument(help="A coreference task, e.g. winobias-uk/coref.")],
-    out: Annotated[Path, typer.Option(help="Folder to write.")] = Path("coref-export"),
-    data: Annotated[
-        str | None, typer.Option(help="The task's data source; default: its bundled sample.")
-    ] = None,
-    split: Annotated[str | None, typer.Option(help="Only this split.")] = None,
-) -> None:
-    """Write a coreference task's resolver input (ids, sentences, tokens) and gold key."""
-    from ..errors import WinoscopeError
-
-    try:
-        paths = export_documents(task_items(task, data, split), out)
-    except (WinoscopeError, ValueError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
-    for p in paths.values():
-        typer.echo(f"wrote {p}")

@@ -17,11 +17,13 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from .._version import __version__
-from .plots import SavedFigure, gap_meaning, run_figures, save_figure
+from ..scoring.metric import gap_meaning
+from .figures import SavedFigure, save_figure
+from .plots import run_figures
 from .tables import headline_metrics, macro_cells, metric_tables, records_table
 
 if TYPE_CHECKING:
-    from ..runner import RunResult
+    from ..results import RunResult
 
 EXAMPLE_LIMIT = 12
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 if TYPE_CHECKING:
-    from ..runner import RunResult
+    from ..results import RunResult
 
 
 def fmt(x: float | None, digits: int = 3) -> str:

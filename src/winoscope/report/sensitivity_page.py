@@ -18,7 +18,7 @@ from .._version import __version__
 from .tables import fmt, fmt_ci
 
 if TYPE_CHECKING:
-    from ..sensitivity import SensitivityResult
+    from ..results import SensitivityResult
 
 MANIFEST = "sensitivity.json"
 DISPLAY_COLUMNS = ["metric", "mean [95% CI]", "min", "max", "sd", "templates"]
@@ -98,10 +98,10 @@ def render_markdown(result: SensitivityResult) -> str:
 
 def write_sensitivity(result: SensitivityResult, out: Path) -> Path:
     """Write the prompt-sensitivity files into ``out`` (the template runs are already there)."""
+    from ..jsonio import write_json
+    from .figures import save_figure
     from .html import environment
-    from .plots import save_figure
     from .template_plots import template_report_figure
-    from .writer import write_json
 
     out.mkdir(parents=True, exist_ok=True)
     result.per_template.to_csv(out / "template_metrics.csv", index=False)

@@ -15,40 +15,18 @@ OUT/
 
 from __future__ import annotations
 
-import contextlib
-import json
-import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ..datasets.validation import write_validation_json
+from ..jsonio import write_json
 from .html import write_run_html
 from .markdown import render_markdown
 
 if TYPE_CHECKING:
-    from ..runner import RunResult
-
-
-def _clean(obj: Any) -> Any:
-    """JSON-safe: NaN -> null, numpy scalars -> Python."""
-    if isinstance(obj, dict):
-        return {str(k): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_clean(v) for v in obj]
-    if hasattr(obj, "item") and not isinstance(obj, str):
-        with contextlib.suppress(ValueError, AttributeError):
-            obj = obj.item()
-    if isinstance(obj, float) and math.isnan(obj):
-        return None
-    if obj is pd.NA:
-        return None
-    return obj
-
-
-def write_json(path: Path, obj: Any) -> None:
-    path.write_text(json.dumps(_clean(obj), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    from ..results import RunResult
 
 
 def predictions_for_export(pred: pd.DataFrame) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""``winoscope diff``: the paired comparison of two runs (registered in cli)."""
+"""Commands that read run directories: ``show``, ``compare``, ``diff`` and ``crosslingual``."""
 
 from __future__ import annotations
 
@@ -6,17 +6,54 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from ..errors import WinoscopeError
-
-out_console = Console()
-err_console = Console(stderr=True)
+from .common import err_console, fail, out_console
 
 
-def diff_command(
+def show(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory written by `winoscope run`.")],
+    strata: Annotated[
+        bool, typer.Option("--strata", help="Every stratum, not just macro averages.")
+    ] = False,
+) -> None:
+    """Print a run's key metrics (macro averages with 95% CIs) and its counts."""
+    from ..report.rundir import load_run_dir
+    from ..report.terminal import show_renderable
+
+    try:
+        rd = load_run_dir(run_dir)
+    except WinoscopeError as exc:
+        fail(exc)
+    out_console.print(show_renderable(rd, strata=strata))
+
+
+def compare(
+    runs: Annotated[
+        list[str],
+        typer.Argument(help="Run directories, globs (quote them) or folders of run directories."),
+    ],
+    out: Annotated[Path, typer.Option(help="Comparison folder to write.")] = Path("comparison"),
+) -> None:
+    """Compare runs: tidy CSV, Markdown and LaTeX tables, compare.html with a forest plot."""
+    from ..report.compare import compare_runs
+
+    try:
+        cmp = compare_runs(runs, out)
+    except WinoscopeError as exc:
+        fail(exc)
+    for flag in cmp.flags:
+        err_console.print(f"[yellow]not comparable:[/] {flag}", highlight=False)
+    out_console.print(
+        f"compared {len(cmp.runs)} runs; wrote {out}/compare.csv, compare.md, compare.tex, "
+        "compare.html",
+        highlight=False,
+    )
+
+
+def diff(
     run_a: Annotated[Path, typer.Argument(help="Run A (the reference, e.g. the base model).")],
     run_b: Annotated[Path, typer.Argument(help="Run B (e.g. the mitigated model): B - A.")],
     out: Annotated[
@@ -35,15 +72,12 @@ def diff_command(
 ) -> None:
     """B - A for every metric and stratum of two runs of one task on the same data, with 95%
     paired bootstrap intervals, Holm-adjusted p-values, McNemar tests and verdicts."""
-    from .difference import diff
+    from ..compare.difference import diff as diff_runs
 
     try:
-        res = diff(run_a, run_b, out=out, n_boot=bootstrap, seed=seed, paired=not unpaired)
+        res = diff_runs(run_a, run_b, out=out, n_boot=bootstrap, seed=seed, paired=not unpaired)
     except WinoscopeError as exc:
-        err_console.print(
-            f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True
-        )
-        raise typer.Exit(2) from None
+        fail(exc)
     head = res.headline()
     table = Table("metric", "A", "B", "B − A", "95% CI", "p (Holm)", title=f"{res.task}: B − A")
     for r in head.itertuples(index=False):
@@ -63,7 +97,7 @@ def diff_command(
         )
 
 
-def crosslingual_command(
+def crosslingual(
     run_uk: Annotated[Path, typer.Argument(help="A WinoBias-UK or WinoPron-UK run.")],
     run_en: Annotated[Path, typer.Argument(help="The same model on English WinoBias or WinoPron.")],
     out: Annotated[
@@ -76,15 +110,12 @@ def crosslingual_command(
     """Join a Ukrainian and an English run of one model on their shared source items (WinoBias
     items, WinoPron templates): accuracy and gap per language, UK - EN with paired intervals,
     per-item agreement. SweWinogender cannot be linked to English Winogender (said why)."""
-    from .across_languages import crosslingual
+    from ..compare.across_languages import crosslingual as join_runs
 
     try:
-        res = crosslingual(run_uk, run_en, out=out, n_boot=bootstrap, seed=seed)
+        res = join_runs(run_uk, run_en, out=out, n_boot=bootstrap, seed=seed)
     except WinoscopeError as exc:
-        err_console.print(
-            f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True
-        )
-        raise typer.Exit(2) from None
+        fail(exc)
     macro = res.table[res.table["split"] == "macro"]
     table = Table("metric", "UK", "EN", "UK − EN", "95% CI", title="shared items, macro")
     for r in macro.itertuples(index=False):

@@ -1,4 +1,5 @@
-"""``winoscope associate``: corpus-based gender association of occupations (registered in cli)."""
+"""Occupation commands: ``correlate`` (a run against real-world shares) and ``associate`` (a
+corpus's gender association of occupations)."""
 
 from __future__ import annotations
 
@@ -6,21 +7,62 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from ..errors import WinoscopeError
-
-out_console = Console()
-err_console = Console(stderr=True)
-COMBINE_HELP = (
-    "A percentage-only table with several categories per occupation: 'mean' averages their "
-    "shares, 'weighted' weights them by a 'total' column (people per category)."
-)
+from .common import COMBINE_HELP, err_console, fail, out_console
 
 
-def associate_command(
+def correlate(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory written by `winoscope run`.")],
+    stats: Annotated[
+        Path,
+        typer.Option(
+            "--stats",
+            help="Occupation statistics: Winogender's occupations-stats.tsv, a SweWinogender "
+            "auxiliary TSV, or a table with occupation and women/men or pct_female.",
+        ),
+    ],
+    out: Annotated[
+        Path | None, typer.Option(help="Folder for the tables and the plot (default: RUN_DIR).")
+    ] = None,
+    mapping: Annotated[
+        Path | None,
+        typer.Option(help="category,occupation table: official categories -> occupations."),
+    ] = None,
+    combine: Annotated[str | None, typer.Option(help=COMBINE_HELP)] = None,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates (over occupations).")] = 2000,
+) -> None:
+    """Correlate per-occupation resolution shares with occupation statistics (Rudinger et al.)."""
+    from ..report.correlation_run import correlate_run
+
+    try:
+        res = correlate_run(
+            run_dir,
+            stats,
+            out=out,
+            n_boot=bootstrap,
+            seed=seed,
+            mapping=mapping,
+            percent_combine=combine,
+        )
+    except WinoscopeError as exc:
+        fail(exc)
+    table = Table("measure", "statistic", "method", "value", "95% CI", "p", "n", title=run_dir.name)
+    for r in res.correlations.itertuples(index=False):
+        ci = "–" if r.ci_low != r.ci_low else f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"
+        value = "–" if r.value != r.value else f"{r.value:.3f}"
+        p = "–" if r.p_value != r.p_value else f"{r.p_value:.3g}"
+        table.add_row(r.measure, r.statistic, r.method, value, ci, p, str(r.n))
+    out_console.print(table)
+    for key, names in res.unmatched.items():
+        if names:
+            err_console.print(f"[yellow]{key}:[/] {', '.join(names)}", highlight=False)
+    out_console.print("wrote " + ", ".join(str(p) for p in res.files), highlight=False)
+
+
+def associate(
     corpus: Annotated[
         list[Path],
         typer.Argument(
@@ -75,7 +117,7 @@ def associate_command(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Count female/male sentences around each occupation in a corpus; write tables and figure."""
-    from .corpus_association import associate_corpus
+    from ..occupations.corpus_association import associate_corpus
 
     try:
         result = associate_corpus(
@@ -96,10 +138,7 @@ def associate_command(
             quiet=quiet,
         )
     except WinoscopeError as exc:
-        err_console.print(
-            f"[bold red]error:[/] {escape(str(exc))}", highlight=False, markup=True, soft_wrap=True
-        )
-        raise typer.Exit(2) from None
+        fail(exc)
     table = Table("set", "sentences", "female", "male", "tie", "q", title=f"{lang} corpus")
     import pandas as pd
 

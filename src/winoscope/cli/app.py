@@ -1,0 +1,38 @@
+"""The ``winoscope`` typer app: every command group's commands, in the order ``--help`` lists
+them, and the console script's entry point."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from . import coref, datasets, demo, occupations, results, run
+from .common import err_console
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Measure gender bias in coreference on Winogender-style diagnostic sets.",
+)
+app.command("tasks")(datasets.tasks_cmd)
+app.command("validate")(datasets.validate)
+app.command("run")(run.run)
+app.command("score")(run.score)
+app.command("demo")(demo.demo)
+app.command("compare")(results.compare)
+app.command("show")(results.show)
+app.command("correlate")(occupations.correlate)
+app.command("associate")(occupations.associate)
+app.command("coref-export")(coref.coref_export)
+app.command("diff")(results.diff)
+app.command("crosslingual")(results.crosslingual)
+
+
+def main() -> None:
+    """The ``winoscope`` console script."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)

@@ -1,0 +1,296 @@
+"""``winoscope run`` and ``winoscope score``: evaluate a model, or score predictions made elsewhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ..datasets.validation import ValidationFailed
+from ..errors import WinoscopeError
+from .common import (
+    ALPHA_INVALID_HELP,
+    FAILED_HELP,
+    LABELS_HELP,
+    STRICT_HELP,
+    UNPAIRED_HELP,
+    err_console,
+    fail,
+    fail_validation,
+    out_console,
+)
+from .summary import (
+    convention_lines,
+    exit_on_outcome,
+    print_summary,
+    report_request_errors,
+    report_validation,
+)
+
+
+def run(
+    ctx: typer.Context,
+    task: Annotated[
+        str, typer.Argument(help="Task name, e.g. winobias-uk (see `winoscope tasks`).")
+    ],
+    model: Annotated[
+        str, typer.Option("--model", "-m", help="KIND:NAME, e.g. baseline:agreement.")
+    ],
+    data: Annotated[
+        str | None, typer.Option(help="File or hub id; default: the bundled sample.")
+    ] = None,
+    out: Annotated[Path | None, typer.Option(help="Run directory to write.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed for baselines, sampling and the bootstrap.")] = 0,
+    template: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Prompt template: a registered name (uk-plain-v1; see README), a .txt file or "
+            "the template text. Repeat it to ask every template and report the spread."
+        ),
+    ] = None,
+    templates: Annotated[
+        str | None,
+        typer.Option(
+            "--templates",
+            help="Ask every template file (*.txt) of this directory, or `builtin`: the task's "
+            "registered templates; writes per-template runs and the summary across them.",
+        ),
+    ] = None,
+    revision: Annotated[str | None, typer.Option(help="Hub revision to pin.")] = None,
+    split: Annotated[str | None, typer.Option(help="Only this split.")] = None,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    base_url: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--base-url",
+            help="openai: server base URL, e.g. http://127.0.0.1:8000/v1; repeat to spread "
+            "requests over several servers.",
+        ),
+    ] = None,
+    mode: Annotated[
+        str | None,
+        typer.Option(
+            help="Backend mode; hf: letters (default), texts, cloze, generate; gemma: cloze "
+            "(default), texts, letters; openai: chat (default), letters, chat-letters, cloze."
+        ),
+    ] = None,
+    concurrency: Annotated[int, typer.Option(help="openai: requests in flight at once.")] = 32,
+    max_retries: Annotated[
+        int, typer.Option(help="openai: retries per request before it counts as failed.")
+    ] = 5,
+    timeout: Annotated[float, typer.Option(help="openai: seconds per HTTP attempt.")] = 60.0,
+    api_key_env: Annotated[
+        str, typer.Option(help="openai: environment variable holding the API key.")
+    ] = "OPENAI_API_KEY",
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume/--no-resume",
+            help="Reuse answers stored in the run directory (responses.sqlite); "
+            "--no-resume asks every request again.",
+        ),
+    ] = True,
+    strict: Annotated[bool, typer.Option("--strict", help=STRICT_HELP)] = False,
+    keep_unpaired: Annotated[bool, typer.Option("--keep-unpaired", help=UNPAIRED_HELP)] = False,
+    failed: Annotated[str, typer.Option(help=FAILED_HELP)] = "exclude",
+    labels: Annotated[str | None, typer.Option(help=LABELS_HELP + " Default: binary.")] = None,
+    alpha_invalid: Annotated[str | None, typer.Option(help=ALPHA_INVALID_HELP)] = None,
+    max_failed_share: Annotated[
+        float,
+        typer.Option(
+            help="Share of requests that may fail (after retries) with exit status 0; above "
+            "it, or when none is answered, the run exits 3 (the run directory is still written)."
+        ),
+    ] = 0.0,
+    max_tokens: Annotated[
+        int | None, typer.Option(help="openai: token limit of a chat answer (default 16).")
+    ] = None,
+    proxy: Annotated[
+        str | None,
+        typer.Option(help="openai: HTTP(S) proxy URL; default: HTTP(S)_PROXY/NO_PROXY."),
+    ] = None,
+    server_id: Annotated[
+        str | None,
+        typer.Option(
+            help="openai: name of the server (part of the stored answers' key instead of the "
+            "base URLs)."
+        ),
+    ] = None,
+    model_arg: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model-arg",
+            "-M",
+            help="Backend option key=value (repeatable), the value read as JSON when it parses: "
+            "-M dtype=bfloat16 -M batch_size=16. An option the backend does not know is an error.",
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Smoke test: only the first N source items of every stratum (all their variants "
+            "and option orders); the manifest and the reports mark the run as partial.",
+        ),
+    ] = None,
+) -> None:
+    """Evaluate a model on a task and write predictions, metrics, manifest and report.
+
+    Exit status: 0 every request answered (or no more failed than --max-failed-share), 1 the
+    data failed validation, 2 a usage or configuration error, 3 requests failed after retries.
+    """
+    from ..backends.openai_compat import cli_backend_options
+    from ..backends.options import given_on_command_line, merge_backend_options, parse_model_args
+    from ..runner import run as run_api
+
+    out_dir = (
+        out
+        or Path("runs") / f"{task.replace('/', '_')}__{model.replace(':', '_').replace('/', '_')}"
+    )
+    try:
+        from ..prompt_templates import cli_templates
+
+        chosen, many = cli_templates(template, templates)
+        run_fn: Any = run_api
+        if many:  # several templates: one run per template and the spread across them
+            from ..sensitivity import run_for_cli
+
+            run_fn = run_for_cli
+        rr = run_fn(
+            task,
+            model,
+            data=data,
+            out=out_dir,
+            seed=seed,
+            template=chosen if many else (chosen[0] if chosen else None),
+            n_boot=bootstrap,
+            revision=revision,
+            split=split,
+            quiet=quiet,
+            resume=resume,
+            strict=strict,
+            keep_unpaired=keep_unpaired,
+            failed=failed,
+            labels=labels,
+            alpha_invalid=alpha_invalid,
+            max_failed_share=max_failed_share,
+            limit=limit,
+            backend_options=merge_backend_options(
+                cli_backend_options(
+                    model,
+                    base_url=base_url,
+                    mode=mode,
+                    concurrency=concurrency,
+                    max_retries=max_retries,
+                    timeout=timeout,
+                    api_key_env=api_key_env,
+                    max_tokens=max_tokens,
+                    proxy=proxy,
+                    server_id=server_id,
+                ),
+                parse_model_args(model_arg),
+                explicit=given_on_command_line(ctx),
+            ),
+        )
+    except ValidationFailed as exc:
+        fail_validation(exc)
+    except WinoscopeError as exc:
+        fail(exc)
+    except KeyboardInterrupt:
+        err_console.print(
+            f"interrupted; the answers received so far are stored in {out_dir}: "
+            "rerun the same command to resume",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(130) from None
+    if many:
+        from ..report.sensitivity_page import print_sensitivity
+
+        report_validation(rr.runs[0].validation, rr.runs[0].result.settings)
+        print_sensitivity(rr, out_console)
+        out_console.print(f"wrote {out_dir}", highlight=False)
+        exit_on_outcome(rr.manifest.get("outcome") or {})
+        return
+    report_validation(rr.validation, rr.result.settings)
+    print_summary(rr.metrics, title=f"{task} · {model}")
+    report_request_errors(rr.manifest, rr.errors)
+    out_console.print(f"wrote {out_dir}", highlight=False)
+    exit_on_outcome(rr.manifest.get("outcome") or {})
+
+
+def score(
+    predictions: Annotated[
+        Path,
+        typer.Option(
+            "--predictions",
+            "-p",
+            help="Dataset rows with the prediction column added (CSV/JSONL/Parquet).",
+        ),
+    ],
+    task: Annotated[str, typer.Option(help="Task the predictions belong to.")] = "winobias-uk",
+    out: Annotated[
+        Path | None, typer.Option(help="Write metrics.csv and metrics.json here.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
+    strict: Annotated[bool, typer.Option("--strict", help=STRICT_HELP)] = False,
+    keep_unpaired: Annotated[bool, typer.Option("--keep-unpaired", help=UNPAIRED_HELP)] = False,
+    failed: Annotated[
+        str, typer.Option(help=FAILED_HELP + " An empty prediction cell is such a row.")
+    ] = "exclude",
+    labels: Annotated[
+        str | None, typer.Option(help=LABELS_HELP + " Default here: superlim.")
+    ] = None,
+    alpha_invalid: Annotated[str | None, typer.Option(help=ALPHA_INVALID_HELP)] = None,
+) -> None:
+    """Score predictions made elsewhere (the task's validation runs on the rows first)."""
+    from ..datasets.validation import write_validation_json
+    from ..report.writer import write_json
+    from ..runner import score as score_api
+
+    try:
+        result = score_api(
+            task,
+            predictions,
+            n_boot=bootstrap,
+            seed=seed,
+            strict=strict,
+            keep_unpaired=keep_unpaired,
+            failed=failed,
+            labels=labels,
+            alpha_invalid=alpha_invalid,
+        )
+    except ValidationFailed as exc:
+        fail_validation(exc)
+    except WinoscopeError as exc:
+        fail(exc)
+    report_validation(result.validation, result.settings)
+    print_summary(result.metrics, title=f"{task} · {predictions.name}")
+    for line in convention_lines(result.settings):
+        err_console.print(line, highlight=False, markup=False, soft_wrap=True)
+    unanswered = result.settings.get("failed_requests") or {}
+    if unanswered.get("rows"):
+        fate = "scored as wrong" if unanswered["policy"] == "wrong" else "left out"
+        err_console.print(
+            f"{unanswered['rows']} row(s) without a prediction (no answer): {fate} "
+            f"(--failed {unanswered['policy']})",
+            highlight=False,
+        )
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        write_validation_json(out / "validation.json", result.validation, task=task)
+        result.metrics.to_csv(out / "metrics.csv", index=False)
+        write_json(
+            out / "metrics.json",
+            {
+                "metrics": result.metrics.to_dict("records"),
+                "tests": result.tests,
+                "counts": result.counts.to_dict("records"),
+                "settings": result.settings,
+            },
+        )
+        out_console.print(f"wrote {out}", highlight=False)
+

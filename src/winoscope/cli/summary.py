@@ -1,0 +1,120 @@
+"""What ``run`` and ``score`` print after a run: the summary table, validation, failed requests,
+conventions, and the exit status a run's outcome calls for."""
+
+from __future__ import annotations
+
+import typer
+from rich.table import Table
+
+from .common import err_console, out_console
+
+
+def print_summary(metrics, title: str) -> None:  # type: ignore[no-untyped-def]
+    macro = metrics[metrics["split"] == "macro"]
+    if macro.empty:  # families without macro averages: whole-set rows, then the breakdowns
+        macro = metrics.assign(
+            metric=[
+                m if s == "all" else f"{m} ({t})"
+                for m, s, t in zip(
+                    metrics["metric"], metrics["split"], metrics["type"], strict=True
+                )
+            ]
+        )
+    table = Table("metric", "value", "95% CI", "n", title=title)
+    for r in macro.itertuples(index=False):
+        ci = "–" if r.ci_low != r.ci_low else f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"
+        table.add_row(r.metric, "–" if r.value != r.value else f"{r.value:.3f}", ci, str(r.n))
+    out_console.print(table)
+
+
+def exit_on_outcome(outcome: dict) -> None:  # type: ignore[type-arg]
+    """Exit 3 (after the run directory is written) when the run is not a success."""
+    reasons = outcome.get("finish_reasons") or {}
+    if reasons.get("length"):
+        err_console.print(
+            f"[yellow]{reasons['length']} answer(s) cut off by the token limit[/] "
+            "(finish_reason=length)",
+            highlight=False,
+            soft_wrap=True,
+        )
+    if outcome.get("success", True):
+        return
+    if outcome.get("status") == "failed":
+        err_console.print(
+            f"[bold red]no request was answered[/] ({outcome['failed']} failed): the metrics "
+            "are empty; exit status 3",
+            highlight=False,
+            soft_wrap=True,
+        )
+    else:
+        err_console.print(
+            f"[red]{outcome['failed']} of {outcome['requests']} request(s) failed[/] "
+            f"({outcome['failed_share']:.1%}, more than --max-failed-share "
+            f"{outcome['max_failed_share']:g}): exit status 3",
+            highlight=False,
+            soft_wrap=True,
+        )
+    raise typer.Exit(3)
+
+
+def report_validation(issues: list, settings: dict) -> None:  # type: ignore[type-arg]
+    """The validation summary (count per check, first rows) and the unpaired-items note."""
+    from ..datasets.validation import summary_lines
+    from ..scoring.winobias import unpaired_note
+
+    if issues:
+        err_console.print(
+            f"[yellow]validation: {len(issues)} issue(s)[/] (all in validation.json; --strict "
+            "makes them an error):",
+            highlight=False,
+        )
+        for line in summary_lines(issues):
+            err_console.print(line, highlight=False, markup=False, soft_wrap=True)
+    note = unpaired_note(settings)
+    if note:
+        err_console.print(note, highlight=False, markup=False, soft_wrap=True)
+
+
+def convention_lines(manifest: dict) -> list[str]:  # type: ignore[type-arg]
+    """Scoring conventions that change numbers: the SweWinogender labels, alpha's invalid."""
+    conv = manifest.get("conventions") or {}
+    out = [f"convention: {k} = {v}" for k, v in conv.items()]
+    ro = manifest.get("resolver_output") or {}
+    if ro.get("unmatched"):
+        out.append(
+            f"resolver output: {ro['unmatched']} of {ro['documents']} document(s) match no key "
+            f"document, e.g. {', '.join(ro['unmatched_ids'][:5])}"
+        )
+    if ro.get("missing"):
+        out.append(
+            f"resolver output: {ro['missing']} key document(s) absent (scored as misses), "
+            f"e.g. {', '.join(ro['missing_ids'][:5])}"
+        )
+    return out
+
+
+def report_request_errors(manifest: dict, examples: list[dict]) -> None:  # type: ignore[type-arg]
+    """Failed requests: how many, and a few examples (they are excluded, not scored wrong)."""
+    answers = manifest.get("responses") or {}
+    if answers.get("cached"):
+        err_console.print(
+            f"{answers['cached']} answers reused from the run directory's store, "
+            f"{answers.get('asked', 0)} asked",
+            highlight=False,
+        )
+    for line in convention_lines(manifest):
+        err_console.print(line, highlight=False, markup=False, soft_wrap=True)
+    n = manifest.get("request_errors", 0)
+    if not n:
+        return
+    policy = (manifest.get("failed_requests") or {}).get("policy", "exclude")
+    fate = "scored as wrong (--failed wrong)" if policy == "wrong" else "excluded from scoring"
+    err_console.print(
+        f"[yellow]{n} request(s) failed after retries[/] and their rows are {fate}; "
+        "rerun the same command to retry them. Examples:",
+        highlight=False,
+    )
+    for ex in examples:
+        if "request_id" in ex:
+            err_console.print(f"  {ex['request_id']}: {ex['error']}", highlight=False, markup=False)
+

@@ -1,0 +1,112 @@
+"""What a run records beside its metrics: the outcome (answered, failed, exit status), the
+failed requests' examples and the manifest."""
+
+from __future__ import annotations
+
+import platform
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from ._version import __version__
+from .backends.base import Backend, model_label
+from .errors import TaskError
+from .records import Response
+
+if TYPE_CHECKING:
+    from .datasets.base import Dataset
+    from .protocols.cloze import ClozeTemplate
+    from .protocols.forced_choice import PromptTemplate
+    from .tasks.base import Task
+
+
+def check_failed_share(share: float) -> None:
+    if not 0.0 <= share <= 1.0:
+        raise TaskError(f"max_failed_share={share!r}: expected a share from 0 to 1")
+
+
+def run_outcome(
+    responses: Mapping[str, Response], n_requests: int, max_failed_share: float = 0.0
+) -> dict[str, Any]:
+    """The run's outcome for the manifest, the report and the exit status.
+
+    ``status`` is ``ok`` (every request answered), ``partial`` or ``failed`` (none answered);
+    ``success`` holds when some request was answered and the failed share is at most
+    ``max_failed_share``. ``finish_reasons`` counts the servers' reasons (``length``: cut off
+    by the token limit) among answers and failures.
+    """
+    failed = sum(1 for r in responses.values() if r.error is not None)
+    answered = n_requests - failed
+    share = failed / n_requests if n_requests else 0.0
+    status = "ok" if failed == 0 else ("failed" if answered == 0 else "partial")
+    reasons: dict[str, int] = {}
+    for r in responses.values():
+        if r.finish_reason is not None:
+            reasons[r.finish_reason] = reasons.get(r.finish_reason, 0) + 1
+    return {
+        "requests": n_requests,
+        "answered": answered,
+        "failed": failed,
+        "failed_share": round(share, 6),
+        "max_failed_share": max_failed_share,
+        "status": status,
+        "success": n_requests == 0 or (answered > 0 and share <= max_failed_share),
+        "finish_reasons": dict(sorted(reasons.items())),
+    }
+
+
+def error_summary(responses: Mapping[str, Response], limit: int = 5) -> list[dict[str, Any]]:
+    errs = [r for r in responses.values() if r.error is not None]
+    return [{"request_id": r.request_id, "error": r.error} for r in errs[:limit]] + (
+        [{"more": len(errs) - limit}] if len(errs) > limit else []
+    )
+
+
+def build_manifest(
+    task: Task,
+    ds: Dataset,
+    backend: Backend,
+    template: PromptTemplate | ClozeTemplate | None,
+    *,
+    seed: int,
+    n_boot: int,
+    n_requests: int,
+    n_errors: int,
+    started: float,
+    settings: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The run's manifest; ``settings`` (the scorer's) name the bootstrap's resampling unit."""
+    settings = settings or {}
+    bootstrap = {
+        "replicates": n_boot,
+        "level": 0.95,
+        "resampling_unit": settings.get("resampling_unit") or "source item",
+    }
+    if settings.get("stratified_by"):
+        bootstrap["stratified_by"] = settings["stratified_by"]
+    return {
+        "winoscope_version": __version__,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "duration_s": round(time.time() - started, 3),
+        "task": task.name,
+        "protocol": task.protocol,
+        "dataset": ds.describe(),
+        "review_status": ds.review_status,
+        "model": {
+            "spec": model_label(backend),
+            "kind": backend.kind,
+            "name": backend.model,
+            "params": backend.params,
+            # how the work was spread (device, batch size ...); not part of the store's key
+            "runtime": dict(getattr(backend, "runtime", None) or {}),
+        },
+        "prompt_template": None
+        if template is None
+        else {"name": template.name, "text": template.text},
+        "seed": seed,
+        "bootstrap": bootstrap,
+        "requests": n_requests,
+        "request_errors": n_errors,
+        "python": platform.python_version(),
+    }

@@ -1,0 +1,156 @@
+"""Third-party tasks and backends through entry points, with a real installed distribution.
+
+The distribution is written into ``tmp_path`` the way an installer leaves it (the package plus
+``winoscope_plugin_demo-0.1.0.dist-info/{METADATA,entry_points.txt}``) and put on
+``PYTHONPATH`` of a fresh ``winoscope`` process, so ``importlib.metadata`` finds it exactly as it
+finds one installed with pip. It registers a task (the bundled WinoBias-UK sample under another
+name) and a backend kind ``demo`` whose one model, ``last``, always picks the last option.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PLUGIN_INIT = '''
+"""A winoscope plugin: one task and one backend."""
+import dataclasses
+
+from winoscope.tasks import get_task
+
+TASK = dataclasses.replace(
+    get_task("winobias-uk"),
+    name="demo-uk",
+    description="WinoBias-UK's bundled sample, registered by a plugin",
+)
+'''
+
+PLUGIN_BACKEND = '''
+"""Backend kind ``demo``: model ``last`` answers every request with its last option."""
+from dataclasses import dataclass, field
+from typing import Any
+
+from winoscope.backends.base import reject_unknown
+from winoscope.records import Response
+
+
+@dataclass
+class LastOption:
+    model: str
+    params: dict[str, Any] = field(default_factory=dict)
+    kind: str = "demo"
+    cacheable: bool = False
+
+    def respond(self, requests):
+        for req in requests:
+            yield Response(
+                request_id=req.request_id,
+                backend=self.kind,
+                model=self.model,
+                choice=req.options[-1].label,
+            )
+
+
+def make_demo(name: str, *, seed: int = 0, **unknown: Any) -> LastOption:
+    reject_unknown("demo", unknown, ("seed",))
+    return LastOption(model=name)
+'''
+
+ENTRY_POINTS = """\
+[winoscope.tasks]
+demo-uk = winoscope_plugin_demo:TASK
+
+[winoscope.backends]
+demo = winoscope_plugin_demo.backend:make_demo
+"""
+
+METADATA = "Metadata-Version: 2.1\nName: winoscope-plugin-demo\nVersion: 0.1.0\n"
+
+
+def install_plugin(root: Path, entry_points: str = ENTRY_POINTS) -> Path:
+    pkg = root / "winoscope_plugin_demo"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(PLUGIN_INIT, encoding="utf-8")
+    (pkg / "backend.py").write_text(PLUGIN_BACKEND, encoding="utf-8")
+    info = root / "winoscope_plugin_demo-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(METADATA, encoding="utf-8")
+    (info / "entry_points.txt").write_text(entry_points, encoding="utf-8")
+    return root
+
+
+def winoscope(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(root), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env["COLUMNS"] = "200"
+    return subprocess.run(
+        [sys.executable, "-m", "winoscope.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+
+
+@pytest.fixture(scope="module")
+def plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return install_plugin(tmp_path_factory.mktemp("site"))
+
+
+def test_plugin_task_is_listed(plugin: Path) -> None:
+    done = winoscope(plugin, "tasks", "--json")
+    assert done.returncode == 0, done.stderr
+    rows = {r["task"]: r for r in json.loads(done.stdout)}
+    assert rows["demo-uk"]["description"] == "WinoBias-UK's bundled sample, registered by a plugin"
+    assert "winobias-uk" in rows  # the built-in tasks are still there
+
+
+def test_run_with_plugin_task_and_backend(plugin: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    done = winoscope(plugin, "run", "demo-uk", "-m", "demo:last", "--out", str(out), "-q")
+    assert done.returncode == 0, done.stderr
+    with (out / "predictions.csv").open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 76  # the bundled WinoBias-UK sample
+    # each row is asked in both option orders; the last option is the distractor when the
+    # target comes first and the target when the distractor comes first
+    assert {r["role_target_first"] for r in rows} == {"distractor"}
+    assert {r["role_distractor_first"] for r in rows} == {"target"}
+    with (out / "metrics.csv").open(encoding="utf-8") as f:
+        consistency = [
+            float(r["value"])
+            for r in csv.DictReader(f)
+            if r["metric"] == "option_order_consistency" and r["split"] == "macro"
+        ]
+    assert consistency == [0.0]
+    manifest = (out / "manifest.json").read_text(encoding="utf-8")
+    assert '"task": "demo-uk"' in manifest and '"spec": "demo:last"' in manifest
+
+
+def test_broken_entry_point_is_one_clear_error(tmp_path: Path) -> None:
+    broken = ENTRY_POINTS.replace(
+        "[winoscope.tasks]\n", "[winoscope.tasks]\nmissing = winoscope_plugin_demo.nowhere:TASK\n"
+    )
+    root = install_plugin(tmp_path, broken)
+    for args in (("tasks",), ("run", "winobias-uk", "-m", "baseline:first", "-q")):
+        done = winoscope(root, *args)
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert "Traceback" not in done.stderr
+        err = " ".join(done.stderr.split())
+        assert "entry point 'missing = winoscope_plugin_demo.nowhere:TASK'" in err
+        assert "winoscope-plugin-demo 0.1.0" in err
+        assert "No module named 'winoscope_plugin_demo.nowhere'" in err
+
+
+def test_entry_point_task_must_carry_its_name(tmp_path: Path) -> None:
+    root = install_plugin(tmp_path, ENTRY_POINTS.replace("demo-uk =", "other-name ="))
+    done = winoscope(root, "tasks")
+    assert done.returncode == 2
+    err = " ".join(done.stderr.split())
+    assert "named 'other-name' but its task is 'demo-uk'" in err
