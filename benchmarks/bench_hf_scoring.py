@@ -91,6 +91,24 @@ def winogender_pairs(n: int) -> list[tuple[str, str, str, str]]:
     return out
 
 
+def cloze_requests(n: int) -> list[Any]:
+    """The first ``n`` Winogender sentences as cloze requests, occupation (A) against
+    participant (B) as continuations of lm-eval's context."""
+    from winoscope.records import Option, Request
+
+    return [
+        Request(
+            sid,
+            "cloze",
+            ctx,
+            (Option("A", a, "occupation"), Option("B", b, "participant")),
+            sid,
+            sid,
+        )
+        for sid, ctx, a, b in winogender_pairs(n)
+    ]
+
+
 class Counter:
     """Counts forward calls, batch rows and input tokens through a pre-forward hook."""
 
@@ -169,7 +187,6 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     from winoscope.backends import create_backend
-    from winoscope.records import Option, Request
     from winoscope.tasks import get_task
 
     if args.tiny:
@@ -188,17 +205,7 @@ def main() -> None:
 
     task = get_task("winobias-uk")
     letters = task.build_requests(task.load(None), task.default_template)[: args.requests]
-    cloze = [
-        Request(
-            sid,
-            "cloze",
-            ctx,
-            (Option("A", a, "occupation"), Option("B", b, "participant")),
-            sid,
-            sid,
-        )
-        for sid, ctx, a, b in winogender_pairs(args.requests)
-    ]
+    cloze = cloze_requests(args.requests)
     workloads = {
         "letters": (letters, [(r.prompt, " " + o.label) for r in letters for o in r.options]),
         "cloze": (cloze, [(r.prompt, o.text) for r in cloze for o in r.options]),

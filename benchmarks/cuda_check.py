@@ -16,10 +16,10 @@ b. **parity**: the tiny GPT-2 test fixture (built here from ``tests/tiny_lm.py``
    largest log-probability difference.
 c. **throughput**: a randomly initialised model from Gemma 3 12B's text configuration (48
    layers, hidden 3840, 16 heads, 8 key/value heads, head dim 256, vocabulary 262,208,
-   sliding window 1024; weights do not change the cost) in bfloat16: requests/s and tokens/s
-   for letter and cloze scoring at batch sizes 1, 8, 32 and auto, and the time this implies
-   for 3,348 prompts (WinoBias-UK preview) and 4,320 (WinoPron-UK). ``--tiny`` uses a 2-layer
-   model of the same shape otherwise. Prompts are tokenised with ``--tokenizer`` (a directory
+   sliding window 1024; weights do not change the cost; ``random_gemma.py``) in bfloat16:
+   requests/s and tokens/s for letter and cloze scoring at batch sizes 1, 8, 32 and auto, and
+   the time this implies for 3,348 prompts (WinoBias-UK preview) and 4,320 (WinoPron-UK).
+   ``--tiny`` uses a 2-layer model of the same shape otherwise. Prompts are tokenised with ``--tokenizer`` (a directory
    with Gemma 3's tokenizer files, e.g. the Gemma 3 270M copy's) or else the fixture's
    byte-level tokenizer, which cuts Ukrainian into more tokens than Gemma's would: tokens/s is
    the figure that carries over.
@@ -45,22 +45,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-GEMMA3_12B_TEXT = {
-    "vocab_size": 262208,
-    "hidden_size": 3840,
-    "intermediate_size": 15360,
-    "num_hidden_layers": 48,
-    "num_attention_heads": 16,
-    "num_key_value_heads": 8,
-    "head_dim": 256,
-    "query_pre_attn_scalar": 256,
-    "sliding_window": 1024,
-    "max_position_embeddings": 131072,
-    "rms_norm_eps": 1e-6,
-    "hidden_activation": "gelu_pytorch_tanh",
-}
-TINY_TEXT = {**GEMMA3_12B_TEXT, "hidden_size": 64, "intermediate_size": 128}
-TINY_TEXT.update(num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1, head_dim=32)
+from random_gemma import gemma3_text_model, load_tokenizer, model_config, random_backend  # noqa: E402
+
 PROMPT_SETS = {"WinoBias-UK preview (1,674 rows)": 3348, "WinoPron-UK": 4320}
 
 
@@ -121,20 +107,9 @@ def letter_requests() -> list[Any]:
 
 
 def cloze_requests() -> list[Any]:
-    from bench_hf_scoring import winogender_pairs
-    from winoscope.records import Option, Request
+    from bench_hf_scoring import cloze_requests as winogender_cloze
 
-    return [
-        Request(
-            sid,
-            "cloze",
-            ctx,
-            (Option("A", a, "occupation"), Option("B", b, "participant")),
-            sid,
-            sid,
-        )
-        for sid, ctx, a, b in winogender_pairs(720)
-    ]
+    return winogender_cloze(720)
 
 
 def predictions(backend: Any, requests: list[Any]) -> dict[str, tuple[float, ...]]:
@@ -188,89 +163,6 @@ def parity(device: str) -> dict[str, Any]:
 # -- c. throughput ---------------------------------------------------------------------------
 
 
-def gemma3_text_model(cfg: dict[str, Any], device: str, vocab: int | None = None) -> Any:
-    import torch
-    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
-
-    if vocab is not None:
-        cfg = {**cfg, "vocab_size": vocab}
-
-    pattern = ["sliding_attention"] * 5 + ["full_attention"]
-    layers = [pattern[i % 6] for i in range(cfg["num_hidden_layers"])]
-    try:  # transformers 5: one rope setting per attention kind
-        config = Gemma3TextConfig(
-            **cfg,
-            layer_types=layers,
-            rope_parameters={
-                "full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1e6},
-                "sliding_attention": {"rope_type": "default", "rope_theta": 1e4},
-            },
-        )
-    except TypeError:  # transformers 4.5x
-        config = Gemma3TextConfig(
-            **cfg,
-            rope_theta=1e6,
-            rope_local_base_freq=1e4,
-            rope_scaling={"rope_type": "linear", "factor": 8.0},
-        )
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(torch.bfloat16)
-    try:
-        with torch.device(device):
-            model = Gemma3ForCausalLM(config)
-    finally:
-        torch.set_default_dtype(previous)
-    return model.eval()
-
-
-def random_backend(model: Any, tokenizer: Any, device: str, batch_size: Any) -> Any:
-    from winoscope.backends.hf_loading import LoadedLM, LoadOptions, context_length, sliding_window
-    from winoscope.backends.hf_local import HFLocalBackend
-    from winoscope.backends.hf_options import as_batch_size, build_params
-
-    def no_files() -> Path:
-        raise RuntimeError("the random model has no files")
-
-    params = build_params(
-        mode="letters",
-        prefix=" ",
-        dtype="bfloat16",
-        chat=False,
-        max_new_tokens=1,
-        has_chat_template=lambda: False,
-        identity={"weights": "random"},
-    )
-    b = HFLocalBackend(
-        model="random-gemma3",
-        params=params,
-        locate=no_files,
-        batch_size=as_batch_size(batch_size),
-        load_options=LoadOptions(device=device, dtype="bfloat16"),
-    )
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    b._lm = LoadedLM(
-        model,
-        tokenizer,
-        int(pad),
-        (),
-        context_length(model.config),
-        sliding_window(model.config),
-        device=device,
-        dtype="bfloat16",
-    )
-    return b
-
-
-def load_tokenizer(path: str | None) -> Any:
-    from transformers import AutoTokenizer
-
-    if path:
-        return AutoTokenizer.from_pretrained(path, local_files_only=True)
-    from tiny_lm import build_tiny_gpt2
-
-    return AutoTokenizer.from_pretrained(build_tiny_gpt2(Path(tempfile.mkdtemp()) / "tok"))
-
-
 def cycle(requests: list[Any], n: int) -> list[Any]:
     from dataclasses import replace
 
@@ -282,13 +174,6 @@ def sync(device: str) -> None:
 
     if device.startswith("cuda"):
         torch.cuda.synchronize()
-
-
-def model_config(tiny: bool, tok: Any, device: str) -> tuple[dict[str, Any], str, int | None]:
-    """Gemma 3 12B's text config, or the tiny one with a vocabulary just big enough."""
-    if not tiny:
-        return GEMMA3_12B_TEXT, device, None
-    return TINY_TEXT, device, max(len(tok), 512)
 
 
 def throughput(device: str, tiny: bool, tokenizer_dir: str | None, prompts: int) -> dict:

@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from ..errors import DatasetError
 from .names import join_report, key_series
@@ -243,6 +242,8 @@ def _empty_correlations() -> pd.DataFrame:
 def correlation_table(occ: pd.DataFrame) -> pd.DataFrame:
     """Spearman and Pearson correlation of the real-world share with the corpus share (raw and
     corrected), per set, over occupations with both values."""
+    from scipy import stats as sps
+
     rows = []
     for s in SETS:
         part = occ[occ["set"] == s]
