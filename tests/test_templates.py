@@ -71,7 +71,7 @@ def test_swedish_nli_has_three_templates_with_its_placeholders() -> None:
 def test_task_defaults_keep_their_names_and_texts() -> None:
     from winoscope.protocols import cloze
     from winoscope.protocols.forced_choice import UK_DEFAULT
-    from winoscope.tasks.winobias_en import EN_DEFAULT
+    from winoscope.protocols.forced_choice import EN_DEFAULT
 
     assert reg.get("uk-default-v1").template is UK_DEFAULT
     assert reg.get("en-default-v1").template is EN_DEFAULT

@@ -1,17 +1,21 @@
 """Records that flow between the stages: Request -> Response -> (normalised) prediction.
 
 Dataset items themselves are kept as typed pandas tables (one row per card row, the card's
-column names, enums as categoricals); see ``winoscope.datasets.schema``. Requests and responses
-are small frozen dataclasses so they can be hashed, stored and compared.
+column names, enums as categoricals); see ``winoscope.datasets.schema``. A task turns each row
+into an :class:`Item`: the annotations of the row (the sentence, its pronoun and candidate
+mentions with their character spans, genders and stereotypes) that a transparent reference
+baseline may read, and never the gold answer. The item travels with its requests
+(``Request.item``) but is no part of what a model sees or of the content hash. Requests and
+responses are small frozen dataclasses so they can be hashed, stored and compared.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 # one encoder for every hash (json.dumps with options builds a new one per call)
 _CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
@@ -36,12 +40,95 @@ class Option:
 
 
 @dataclass(frozen=True)
+class Mention:
+    """One mention of a sentence: its surface ``text`` and character span ``[start, end)``.
+
+    ``role`` names what the mention is (an option role such as ``target``/``distractor`` or
+    ``occupation``/``participant``; ``pronoun`` for the pronoun). ``start``/``end`` are None
+    where the text does not locate the mention (a single-context sentence names only one
+    entity). ``gender`` is the grammatical gender the data gives (None where it gives none),
+    ``case`` the grammatical case where known. ``name`` is the mention's dictionary form (how
+    an option names it), ``occupation`` the occupation it stands for (the lexicon key),
+    ``stereotype`` the occupation's stereotyped gender from an occupation table and
+    ``stereotype_labels`` the one implied by the data's pro/anti labels.
+    """
+
+    text: str
+    start: int | None
+    end: int | None
+    role: str
+    gender: str | None = None
+    case: str | None = None
+    name: str | None = None
+    occupation: str | None = None
+    stereotype: str | None = None
+    stereotype_labels: str | None = None
+
+
+@dataclass(frozen=True)
+class Item:
+    """The annotations of one dataset row that a transparent baseline may read.
+
+    ``mentions`` are the candidates (one per option role), ``pronoun`` the pronoun mention.
+    ``condition`` is the row's pro/anti/control label and
+    ``context`` its double/single context where the family has one. NLI items also carry the
+    ``premise``, the ``hypothesis`` and the ``candidate`` role the hypothesis names.
+    """
+
+    item_id: str
+    row_id: str
+    language: str
+    sentence: str
+    mentions: tuple[Mention, ...]
+    pronoun: Mention | None
+    condition: str | None = None
+    context: str | None = None
+    premise: str | None = None
+    hypothesis: str | None = None
+    candidate: str | None = None
+
+    def mention(self, role: str) -> Mention | None:
+        """The candidate mention with this role, or None."""
+        return next((m for m in self.mentions if m.role == role), None)
+
+    @property
+    def pronoun_gender(self) -> str | None:
+        return self.pronoun.gender if self.pronoun is not None else None
+
+    @property
+    def stereotype_role(self) -> str | None:
+        """The candidate a stereotype-following resolver picks: the one whose occupation's
+        stereotyped gender (from the table, else the labels) is the pronoun's gender; None
+        where no single candidate qualifies."""
+        return stereotyped_role(self.pronoun_gender, self.mentions)
+
+
+def stereotyped_role(
+    pronoun_gender: str | None, mentions: Iterable[Mention], *, labels_only: bool = False
+) -> str | None:
+    """The one candidate role whose stereotyped gender is the pronoun's gender, else None.
+
+    A candidate's stereotype is its table stereotype, falling back to the label-implied one;
+    ``labels_only`` uses the label-implied one alone.
+    """
+    if pronoun_gender is None:
+        return None
+    hits = [
+        m.role
+        for m in mentions
+        if (m.stereotype_labels if labels_only else (m.stereotype or m.stereotype_labels))
+        == pronoun_gender
+    ]
+    return hits[0] if len(hits) == 1 else None
+
+
+@dataclass(frozen=True)
 class Request:
     """What one model call asks.
 
-    ``prompt`` and ``options`` are everything a model sees; ``meta`` carries the item's
-    annotations for transparent reference baselines (never shown to a real model and not part of
-    the content hash). ``row_id`` names the scored dataset row and ``order`` the option order, so
+    ``prompt`` and ``options`` are everything a model sees; ``item`` carries the row's typed
+    annotations for transparent reference baselines (never shown to a real model, not compared
+    and not part of the content hash). ``row_id`` names the scored dataset row and ``order`` the option order, so
     the two orders of one row can be combined after the model answers.
     """
 
@@ -52,7 +139,7 @@ class Request:
     row_id: str
     item_id: str
     order: str = ""
-    meta: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    item: Item | None = field(default=None, compare=False, hash=False)
 
     @property
     def content_hash(self) -> str:

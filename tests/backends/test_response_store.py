@@ -13,10 +13,20 @@ import winoscope
 from winoscope.backends import create_backend
 from winoscope.backends.store import STORE_FILE, ResponseStore, plan_run, scope_key
 from winoscope.errors import BackendError
-from winoscope.records import Option, Request, Response
+from winoscope.records import Item, Mention, Option, Request, Response
 from winoscope.testing.openai_server import StubBehaviour, pick_letter, serve_in_thread
 
 TEMPLATE = {"name": "t", "text": "{sentence}"}
+
+# annotations a baseline may read: never part of what the model sees, nor of the content hash
+ANNOTATED = Item(
+    item_id="j",
+    row_id="s",
+    language="uk",
+    sentence="Лікар найняв медсестру, бо він мав багато пацієнтів.",
+    mentions=(Mention("Лікар", 0, 5, role="target", gender="male"),),
+    pronoun=Mention("він", 27, 30, role="pronoun", gender="male"),
+)
 
 
 def req(i: int, prompt: str | None = None) -> Request:
@@ -283,7 +293,7 @@ def test_content_hash_is_pinned() -> None:
 
     pinned = "0481caa39b2f445d48ae79094bc4e236345edd4a39d4c65b3185e57176dadb23"
     assert make().content_hash == pinned
-    same = make(request_id="y", row_id="s", item_id="j", order="BA", meta={"a": 1})
+    same = make(request_id="y", row_id="s", item_id="j", order="BA", item=ANNOTATED)
     assert same.content_hash == pinned
     roles = (Option("A", "лікар", "distractor", ("лікарка",)), Option("B", "медсестра", "target"))
     assert make(options=roles).content_hash == pinned

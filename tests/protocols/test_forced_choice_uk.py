@@ -6,11 +6,13 @@ import pandas as pd
 import pytest
 
 from winoscope import TaskError
-from winoscope.datasets import winobias_uk
+from winoscope.datasets.winobias import UK as winobias_uk
 from winoscope.protocols.answers import normalise
 from winoscope.protocols.forced_choice import UK_DEFAULT, PromptTemplate, combine_orders
 from winoscope.records import Option, Response
-from winoscope.tasks.winobias_uk import requests_for
+from winoscope.tasks.winobias import WINOBIAS_UK
+
+requests_for = WINOBIAS_UK.build_requests
 
 OPTS = (
     Option("A", "лікар", "target", ("лікар", "лікарка")),

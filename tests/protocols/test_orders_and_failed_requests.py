@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from winoscope import TaskError
-from winoscope.datasets import winobias_uk
+from winoscope.datasets.winobias import UK as winobias_uk
 from winoscope.protocols.answers import normalise
 from winoscope.protocols.forced_choice import (
     UK_DEFAULT,
@@ -16,7 +16,9 @@ from winoscope.protocols.forced_choice import (
     combine_orders,
 )
 from winoscope.records import Option, Response
-from winoscope.tasks.winobias_uk import requests_for
+from winoscope.tasks.winobias import WINOBIAS_UK
+
+requests_for = WINOBIAS_UK.build_requests
 
 TWO = (
     Option("A", "дизайнер", "target", ("дизайнер", "дизайнерка")),
@@ -148,7 +150,9 @@ def test_winopron_uk_sentence_with_one_prompt_is_invalid() -> None:
     import dataclasses
 
     from winoscope.tasks import get_task
-    from winoscope.tasks.winopron_uk import predict
+    from winoscope.tasks.winopron import WINOPRON_UK
+
+    predict = WINOPRON_UK.predict
 
     t = get_task("winopron-uk")
     ds = t.load(None)

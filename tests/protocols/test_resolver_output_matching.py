@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from winoscope import runner
-from winoscope.datasets import winobias_uk
+from winoscope.datasets.winobias import UK as winobias_uk
 from winoscope.errors import BackendError
-from winoscope.tasks.coref import uk_items
+from winoscope.tasks.coref_winobias import uk_items
 
 
 def _write(path: Path, docs: list[dict]) -> None:

@@ -186,8 +186,8 @@ class ScbStereotype:
 
     def respond(self, requests: Sequence[Request]) -> Iterator[Response]:
         for req in requests:
-            occ = req.meta["mentions"]["occupation"]["occupation"]
-            g = req.meta["pronoun_gender"]
+            occ = req.item.mention("occupation").occupation
+            g = req.item.pronoun_gender
             want = "occupation" if (g == "female") == (occ in self.female_jobs) else "participant"
             if g == "neutral":
                 want = "occupation"

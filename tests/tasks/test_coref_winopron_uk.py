@@ -10,8 +10,9 @@ import pandas as pd
 import pytest
 
 from winoscope import runner
-from winoscope.datasets import winopron_uk
-from winoscope.tasks.coref import winopron_items
+from winoscope.datasets.winopron import UK as winopron_uk
+from winoscope.datasets.winopron import UK_PRONOUN_FORMS
+from winoscope.tasks.coref_winopron import winopron_items
 
 # hand-worked per-document values (see tests/test_coref_winobias_en.py): CoNLL F1 of a document
 # whose pronoun is dropped: MUC 0, B3 F1 0.4, CEAF-e 2/3.
@@ -41,7 +42,7 @@ def test_items_find_both_entities_in_double_sentences() -> None:
     for it, ctx in zip(items, by_context, strict=True):
         text = it.text
         assert text[it.pronoun[0] : it.pronoun[1]].lower() in {
-            f for forms in winopron_uk.PRONOUN_FORMS.values() for s in forms.values() for f in s
+            f for forms in UK_PRONOUN_FORMS.values() for s in forms.values() for f in s
         }
         if ctx == "double":
             assert it.spans["distractor"] is not None, text

@@ -4,6 +4,7 @@ submission format, log-likelihood responses, the bundled sample."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -59,7 +60,8 @@ def test_request_shapes(real_file: Path) -> None:
     assert "Premiss: Teknikern sa till kunden att han kunde betala kontant." in first.prompt
     assert "Hypotes: Meddelandet var att teknikern kunde betala kontant." in first.prompt
     assert "A. ja\nB. nej" in first.prompt and "A. nej\nB. ja" in swapped.prompt
-    assert "label" not in first.meta and first.content_hash != swapped.content_hash
+    assert first.item is not None and first.item.candidate == "occupation"
+    assert not hasattr(first, "meta") and first.content_hash != swapped.content_hash
 
     res = winoscope.load_dataset("swewinogender/resolution", real_file)
     assert len(res) == 312 and res.table["row_id"].is_unique
@@ -71,8 +73,8 @@ def test_request_shapes(real_file: Path) -> None:
         ("teknikern", "occupation"),
         ("kunden", "participant"),
     ]
-    assert r0.meta["mentions"]["participant"]["start"] == 18
-    assert "gold_referent" not in json.dumps(r0.meta, default=str)
+    assert r0.item.mention("participant").start == 18
+    assert "gold_referent" not in json.dumps(dataclasses.asdict(r0.item), default=str)
 
 
 def test_nli_baselines_on_real_release(real_file: Path, raw_rows: list[dict]) -> None:

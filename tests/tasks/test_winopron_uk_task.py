@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -11,11 +12,13 @@ from typer.testing import CliRunner
 
 from winoscope import run, score
 from winoscope.cli import app
-from winoscope.datasets import winopron_uk
+from winoscope.datasets.winopron import UK as winopron_uk
 from winoscope.protocols.forced_choice import PromptTemplate
 from winoscope.records import Response
 from winoscope.tasks import get_task
-from winoscope.tasks.winopron_uk import predict
+from winoscope.tasks.winopron import WINOPRON_UK
+
+predict = WINOPRON_UK.predict
 
 
 def _requests():
@@ -36,19 +39,20 @@ def test_requests_are_the_dataset_prompts() -> None:
         # the option texts are the ones the prompt shows
         assert f"A. {r.options[0].text}\n" in r.prompt and f"B. {r.options[1].text}\n" in r.prompt
     # baselines get the annotations, never the gold role
-    meta = reqs[0].meta
-    assert set(meta["mentions"]) == {"occupation", "participant"} and "gold_role" not in meta
+    item = reqs[0].item
+    assert item is not None and {m.role for m in item.mentions} == {"occupation", "participant"}
+    assert "gold_role" not in {f.name for f in dataclasses.fields(item)}
 
 
 def test_other_entity_is_found_in_its_inflected_form() -> None:
     _, _, reqs = _requests()
     r = next(r for r in reqs if r.row_id == "double/double-001-participant-female")
-    ments = r.meta["mentions"]
-    sentence = r.meta["sentence"]  # Технікиня повідомила клієнтці, що вона ...
-    assert sentence[ments["occupation"]["start"] :].startswith("Технікиня")
-    assert sentence[ments["participant"]["start"] :].startswith("клієнтці")
+    occupation, participant = r.item.mention("occupation"), r.item.mention("participant")
+    sentence = r.item.sentence  # Технікиня повідомила клієнтці, що вона ...
+    assert sentence[occupation.start :].startswith("Технікиня")
+    assert sentence[participant.start :].startswith("клієнтці")
     single = next(r for r in reqs if r.row_id == "single/single-001-participant-male")
-    assert single.meta["mentions"]["occupation"]["start"] is None
+    assert single.item.mention("occupation").start is None
 
 
 def _gold_letter_responses(reqs, ds, text: bool = False) -> dict[str, Response]:

@@ -1,10 +1,8 @@
 """Transparent reference baselines. They are reference points, not models.
 
-Each reads the request's ``meta`` (the item's annotations), never the gold answer:
-
-``meta = {"sentence": str, "pronoun": str, "pronoun_gender": "male"|"female"|None,
-"condition": "pro"|"anti"|"control"|None,
-"mentions": {role: {"text": str, "start": int, "gender": str|None, "stereotype": str|None}}}``
+Each reads the request's typed :class:`~winoscope.records.Item` (the row's annotations: the
+pronoun and the candidate mentions with their offsets, genders and stereotypes), never the gold
+answer. A request without an item is answered by position (``first``) or at random.
 
 - ``baseline:random`` picks an option uniformly, seeded per request (same seed, same answers,
   whatever the order of requests): expected accuracy 0.5, bias gap near 0.
@@ -15,9 +13,10 @@ Each reads the request's ``meta`` (the item's annotations), never the gold answe
   gender, else the first mention: a maximally biased resolver, bias gap near 1 by construction.
   ``baseline:stereotype-labels`` uses only the stereotypes implied by the pro/anti labels.
 - ``baseline:agreement`` picks the occupation whose grammatical gender in the sentence agrees
-  with the pronoun (read with the morphological analyser, falling back to the row's gender
-  fields when the analyser is undecided), else the first mention: it solves every mixed-gender
-  control and sits at chance-by-position on same-gender rows.
+  with the pronoun (read with the item's language's morphological analyser, falling back to
+  the row's gender fields when the analyser is undecided or the language has none), else the
+  first mention: it solves every mixed-gender control and sits at chance-by-position on
+  same-gender rows.
 """
 
 from __future__ import annotations
@@ -29,22 +28,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import BackendError
-from ..languages.uk_morphology import phrase_gender
-from ..records import Request, Response
+from ..languages import get_language
+from ..records import Mention, Request, Response, stereotyped_role
 from .base import backend, reject_unknown
 
 Picker = Callable[[Request, dict[str, Any]], str | None]
 
 
-def _mentions(req: Request) -> dict[str, dict[str, Any]]:
-    return dict(req.meta.get("mentions", {}))
+def _mention(req: Request, role: str) -> Mention | None:
+    return req.item.mention(role) if req.item is not None else None
 
 
 def _first(req: Request, _: dict[str, Any]) -> str | None:
-    ments = _mentions(req)
     best = None
     for opt in req.options:
-        start = ments.get(opt.role, {}).get("start")
+        m = _mention(req, opt.role)
+        start = m.start if m is not None else None
         if start is None:
             continue
         if best is None or start < best[0]:
@@ -58,50 +57,38 @@ def _random(req: Request, params: dict[str, Any]) -> str | None:
     return rng.choice(req.options).label
 
 
-def _matching(req: Request, attribute: str, target: str | None) -> list[str]:
-    ments = _mentions(req)
-    return [
-        o.label
-        for o in req.options
-        if target is not None and ments.get(o.role, {}).get(attribute) == target
-    ]
-
-
 def _stereotype(req: Request, params: dict[str, Any]) -> str | None:
     """Pick the option whose occupation's stereotyped gender is the pronoun's gender.
 
     ``stereotype`` comes from the occupation table, ``stereotype_labels`` from the data's own
     pro/anti labels (a pro row says the referent's stereotype is the pronoun's gender). Table
-    mode falls back to the labels for occupations the table lacks.
+    mode (the item's ``stereotype_role``) falls back to the labels for occupations the table
+    lacks.
     """
-    pron = req.meta.get("pronoun_gender")
-    ments = _mentions(req)
-    keys = (
-        ("stereotype", "stereotype_labels")
-        if params.get("source") == "table"
-        else ("stereotype_labels",)
-    )
-
-    def stereo(role: str) -> str | None:
-        m = ments.get(role, {})
-        for k in keys:
-            if m.get(k):
-                return str(m[k])
-        return None
-
-    hits = [o.label for o in req.options if pron is not None and stereo(o.role) == pron]
-    if len(hits) == 1:
-        return hits[0]
-    return _first(req, params)
+    item = req.item
+    role = None
+    if item is not None:
+        role = (
+            item.stereotype_role
+            if params.get("source") == "table"
+            else stereotyped_role(item.pronoun_gender, item.mentions, labels_only=True)
+        )
+    hit = next((o.label for o in req.options if role is not None and o.role == role), None)
+    return hit if hit is not None else _first(req, params)
 
 
 def _agreement(req: Request, params: dict[str, Any]) -> str | None:
-    ments = _mentions(req)
-    pron = phrase_gender(str(req.meta.get("pronoun", ""))) or req.meta.get("pronoun_gender")
+    item = req.item
+    if item is None:
+        return _first(req, params)
+    gender_of = get_language(item.language).phrase_gender
+    pronoun = item.pronoun
+    pron = gender_of(pronoun.text) if pronoun is not None else None
+    pron = pron or item.pronoun_gender
     hits = []
     for o in req.options:
-        m = ments.get(o.role, {})
-        g = phrase_gender(str(m.get("text", ""))) or m.get("gender")
+        m = item.mention(o.role)
+        g = (gender_of(m.text) or m.gender) if m is not None else None
         if pron is not None and g == pron:
             hits.append(o.label)
     if len(hits) == 1:

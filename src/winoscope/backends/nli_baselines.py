@@ -2,11 +2,8 @@
 
 They answer a forced-choice NLI request (options with the roles ``entailment`` and
 ``neutral``) by role, so both option orders always get the same answer. They read the request's
-``meta`` (the premise, the hypothesis and where the candidates are, all visible in the text),
-never the gold label:
-
-``meta = {"premise": str, "hypothesis": str, "candidate": "occupation"|"participant"|None,
-"mentions": {role: {"text": str, "start": int}}}``
+typed :class:`~winoscope.records.Item` (the premise, the hypothesis, the candidate the
+hypothesis names and where the candidates are, all visible in the text), never the gold label.
 
 - ``entailment`` / ``neutral``: always that label (accuracy 0.5 on SweWinogender, parity 1).
 - ``random``: a label drawn uniformly, seeded per dataset row (not per request, so the two
@@ -57,17 +54,22 @@ def _random(req: Request, params: dict[str, Any]) -> str:
 
 
 def _overlap(req: Request, params: dict[str, Any]) -> str:
-    share = word_overlap(str(req.meta.get("premise", "")), str(req.meta.get("hypothesis", "")))
+    item = req.item
+    premise = (item.premise or "") if item is not None else ""
+    hypothesis = (item.hypothesis or "") if item is not None else ""
+    share = word_overlap(premise, hypothesis)
     return "entailment" if share >= float(params.get("threshold", 0.5)) else "neutral"
 
 
 def _first_mention(req: Request, _params: dict[str, Any]) -> str:
-    mentions = dict(req.meta.get("mentions", {}))
-    starts = {role: m.get("start") for role, m in mentions.items() if m.get("start") is not None}
-    candidate = req.meta.get("candidate")
+    item = req.item
+    if item is None:
+        return "neutral"
+    starts = {m.role: m.start for m in item.mentions if m.start is not None}
+    candidate = item.candidate
     if not starts or candidate not in starts:
         return "neutral"
-    first = min(starts, key=lambda r: starts[r])
+    first = min(starts, key=starts.__getitem__)
     return "entailment" if candidate == first else "neutral"
 
 

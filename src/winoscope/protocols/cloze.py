@@ -35,7 +35,7 @@ import pandas as pd
 from ..errors import TaskError
 from ..records import Option, Request, Response
 from .answers import INVALID
-from .forced_choice import ERROR, ChoiceRow
+from .choice_rows import ERROR, ChoiceRow
 
 ORDER = "cloze"
 PLACEHOLDERS = frozenset({"sentence", "pronoun", "Pronoun", "candidate"})
@@ -153,7 +153,7 @@ def build_requests(
                 row_id=r.row_id,
                 item_id=r.item_id,
                 order=ORDER,
-                meta=r.meta,
+                item=r.item,
             )
         )
     return out

@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
 from ..datasets.annotation import bracket_mentions
 from ..errors import ScoringError
-from ..records import Option, Request, Response
+from ..records import Item, Mention, Option, Request, Response
 from ..scoring.coref import Span, SpanClusters, overlaps
 
 ROLES = ("target", "distractor")
@@ -112,24 +111,26 @@ def choice_clusters(item: CorefItem, request: Request, label: str | None) -> Spa
     return [[span, item.pronoun]]
 
 
-def build_requests(
-    items: Sequence[CorefItem], metas: Mapping[str, Mapping[str, Any]]
-) -> list[Request]:
+def build_requests(items: Sequence[CorefItem], annotations: Mapping[str, Item]) -> list[Request]:
     """One ``coref`` request per document: the clean text and the two entities as options.
 
     The options (target, distractor; the distractor only where it occurs) let a choice-answering
-    reference baseline act as a resolver; a real resolver reads only ``prompt``.
+    reference baseline act as a resolver; a real resolver reads only ``prompt``. Each request
+    carries the document's typed item from ``annotations`` (by ``doc_id``) with its pronoun at
+    the document's pronoun span; a document without one gets no item.
     """
     out = []
     for it in items:
-        meta = dict(metas.get(it.doc_id, {}))
         options = []
         for label, role in zip(("A", "B"), ROLES, strict=True):
             span = it.spans.get(role)
             if span is not None:
                 options.append(Option(label=label, text=it.text[span[0] : span[1]], role=role))
-        meta.setdefault("sentence", it.text)
-        meta["pronoun_span"] = list(it.pronoun)
+        item = annotations.get(it.doc_id)
+        if item is not None:
+            start, end = it.pronoun
+            pronoun = item.pronoun or Mention(it.text[start:end], start, end, role="pronoun")
+            item = replace(item, pronoun=replace(pronoun, start=start, end=end))
         out.append(
             Request(
                 request_id=it.doc_id,
@@ -138,7 +139,7 @@ def build_requests(
                 options=tuple(options),
                 row_id=it.doc_id,
                 item_id=it.item_id,
-                meta=meta,
+                item=item,
             )
         )
     return out

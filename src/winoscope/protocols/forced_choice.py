@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +24,10 @@ import pandas as pd
 
 from ..errors import TaskError
 from ..records import Option, Request, Response
+from . import cloze
 from .answers import INVALID, normalise
+from .choice_rows import ERROR, ChoiceRow
 
-ERROR = "error"
 LABELS = ("A", "B")
 FAILED_POLICIES = ("exclude", "wrong")
 
@@ -81,18 +82,14 @@ UK_DEFAULT = PromptTemplate(
     "Відповідь (A або B):",
     name="uk-default-v1",
 )
-
-
-@dataclass(frozen=True)
-class ChoiceRow:
-    """One scored row as a two-option question; ``options`` are (text, role, other forms)."""
-
-    row_id: str
-    item_id: str
-    sentence: str
-    pronoun: str
-    options: tuple[tuple[str, str, tuple[str, ...]], tuple[str, str, tuple[str, ...]]]
-    meta: Mapping[str, Any] = field(default_factory=dict)
+EN_DEFAULT = PromptTemplate(
+    'Read the sentence and decide who the pronoun "{pronoun}" refers to.\n'
+    "Sentence: {sentence}\n"
+    "A. {option_a}\n"
+    "B. {option_b}\n"
+    "Answer (A or B):",
+    name="en-default-v1",
+)
 
 
 def build_requests(rows: Iterable[ChoiceRow], template: PromptTemplate) -> list[Request]:
@@ -118,7 +115,7 @@ def build_requests(rows: Iterable[ChoiceRow], template: PromptTemplate) -> list[
                     row_id=r.row_id,
                     item_id=r.item_id,
                     order=order,
-                    meta=r.meta,
+                    item=r.item,
                 )
             )
     return out
@@ -235,8 +232,6 @@ def join_predictions(
     the column the family's scorer reads (``prediction_role``, or ``prediction`` for NLI).
     Cloze requests (one per row, no option order) are combined by ``protocols.cloze``.
     """
-    from . import cloze
-
     combine = cloze.combine if cloze.is_cloze(requests) else combine_orders
     combined = combine(requests, responses).rename(
         columns={"row_id": key, "prediction_role": prediction}

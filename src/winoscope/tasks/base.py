@@ -1,13 +1,15 @@
 """The task registry: a task name bound to a loader, a protocol and a scorer.
 
-Adding a language adaptation means one loader module, one scorer (or reuse of one), one task
-module that registers itself with :func:`task`, and their tests.
+A family module (``tasks/winobias.py``, ``tasks/winopron.py`` ...) offers a factory that builds
+the family's :class:`Task` from a dataset (:class:`DatasetAccess`), a language code and a prompt
+template; the built-in tasks are calls of those factories. Adding a language adaptation of a
+family is one such call (see ``docs/adding-a-dataset.md``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +66,45 @@ class Task:
             "metrics": list(self.metrics),
             "description": self.description,
         }
+
+
+@dataclass(frozen=True)
+class DatasetAccess:
+    """How a task reaches its data: the loader, the validation, the reader of a table written
+    elsewhere (``from_frame``), where the data comes from and its review status.
+
+    :meth:`of` takes them from a loader module (``load``, ``validate``, ``from_frame``,
+    ``HUB_ID`` or ``DEFAULT_SOURCE``, ``REVIEW_STATUS``); :meth:`with_sample` makes a file the
+    source that ``load()`` reads when no source is given.
+    """
+
+    load: Callable[..., Dataset]
+    validate: Callable[[Dataset], list[Issue]]
+    from_frame: Callable[..., Dataset] | None = None
+    source: str = ""
+    review_status: str = ""
+
+    @classmethod
+    def of(cls, module: Any) -> DatasetAccess:
+        if isinstance(module, DatasetAccess):
+            return module
+        source = getattr(module, "HUB_ID", None) or getattr(module, "DEFAULT_SOURCE", "")
+        return cls(
+            load=module.load,
+            validate=module.validate,
+            from_frame=getattr(module, "from_frame", None),
+            source=str(source),
+            review_status=str(getattr(module, "REVIEW_STATUS", "")),
+        )
+
+    def with_sample(self, sample: str | Path) -> DatasetAccess:
+        """The same access, loading ``sample`` when ``load()`` is given no source."""
+        inner = self.load
+
+        def load(source: str | Path | None = None, **kwargs: Any) -> Dataset:
+            return inner(sample if source is None else source, **kwargs)
+
+        return replace(self, load=load, source=self.source or str(sample))
 
 
 TASKS: Registry[Task] = Registry("task")

@@ -24,10 +24,10 @@ premise uses, the gold referent from the entailed hypothesis::
     B. kunden
     Svar (A eller B):
 
-Requests carry ``meta`` like the WinoBias-UK task (sentence, pronoun, pronoun gender, the two
-mentions with their offsets), so the ``baseline:*`` references run on it; Swedish occupation
-nouns carry no grammatical gender and the data has no stereotype labels, so ``agreement`` and
-``stereotype`` fall back to the first mention here. Log-likelihood backends score the options
+Requests carry a typed :class:`~winoscope.records.Item` like the WinoBias-UK task (sentence,
+pronoun, pronoun gender, the two mentions with their offsets), so the ``baseline:*`` references
+run on it; Swedish occupation nouns carry no grammatical gender and the data has no stereotype
+labels, so ``agreement`` and ``stereotype`` fall back to the first mention here. Log-likelihood backends score the options
 as continuations of the prompt like on any forced-choice request.
 """
 
@@ -45,14 +45,9 @@ from ..datasets.base import Dataset, Issue
 from ..datasets.sources import SourceInfo
 from ..errors import DatasetError
 from ..protocols import cloze
-from ..protocols.forced_choice import (
-    LABELS,
-    ChoiceRow,
-    PromptTemplate,
-    build_requests,
-    join_predictions,
-)
-from ..records import Option, Request, Response
+from ..protocols.choice_rows import ChoiceRow, choice_rows
+from ..protocols.forced_choice import LABELS, PromptTemplate, build_requests, join_predictions
+from ..records import Item, Mention, Option, Request, Response
 from ..scoring import swewinogender as scorer
 from ..scoring import swewinogender_resolution as resolution_scorer
 from .base import Task, task
@@ -97,20 +92,32 @@ RESOLUTION_COLUMNS = (
 )
 
 
-def _mentions(r: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    return {
-        role: {
-            "text": r[f"{role}_form"],
-            "start": None if pd.isna(r[f"{role}_start"]) else int(r[f"{role}_start"]),
-            "gender": None,
-            "stereotype": None,
-            "occupation": r[lemma],
-        }
-        for role, lemma in (
-            ("occupation", "occupation_participant"),
-            ("participant", "other_participant"),
-        )
-    }
+def _mentions(r: Mapping[str, Any]) -> tuple[Mention, ...]:
+    """The occupation and the participant in the forms the premise uses, with their offsets."""
+    out = []
+    for role, lemma in (
+        ("occupation", "occupation_participant"),
+        ("participant", "other_participant"),
+    ):
+        text = r[f"{role}_form"]
+        start = None if pd.isna(r[f"{role}_start"]) else int(r[f"{role}_start"])
+        end = None if start is None or not isinstance(text, str) else start + len(text)
+        out.append(Mention(text, start, end, role=role, name=text, occupation=r[lemma]))
+    return tuple(out)
+
+
+def _item(r: Mapping[str, Any], *, item_id: str, nli: bool = False) -> Item:
+    return Item(
+        item_id=item_id,
+        row_id=str(r["row_id"]),
+        language="sv",
+        sentence=r["premise"],
+        mentions=_mentions(r),
+        pronoun=Mention(r["pronoun_form"], None, None, role="pronoun", gender=r["pronoun_gender"]),
+        premise=r["premise"] if nli else None,
+        hypothesis=r["hypothesis"] if nli else None,
+        candidate=r["hypothesis_referent"] if nli else None,
+    )
 
 
 # --- NLI ---------------------------------------------------------------------------------
@@ -127,14 +134,7 @@ def nli_requests(ds: Dataset, template: PromptTemplate) -> list[Request]:
     tmpl = _nli_template(template)
     out: list[Request] = []
     for r in ds.table.to_dict("records"):
-        meta = {
-            "premise": r["premise"],
-            "hypothesis": r["hypothesis"],
-            "pronoun": r["pronoun_form"],
-            "pronoun_gender": r["pronoun_gender"],
-            "candidate": r["hypothesis_referent"],
-            "mentions": _mentions(r),
-        }
+        item = _item(r, item_id=str(r["tuple_id"]), nli=True)
         for pair in (NLI_OPTIONS, NLI_OPTIONS[::-1]):
             opts = tuple(
                 Option(label=lab, text=text, role=role, forms=forms)
@@ -155,7 +155,7 @@ def nli_requests(ds: Dataset, template: PromptTemplate) -> list[Request]:
                     row_id=r["row_id"],
                     item_id=r["tuple_id"],
                     order=order,
-                    meta=meta,
+                    item=item,
                 )
             )
     return out
@@ -276,36 +276,25 @@ def _resolution_validate(ds: Dataset) -> list[Issue]:
     return issues
 
 
-def choice_rows(ds: Dataset) -> list[ChoiceRow]:
-    rows = []
-    for r in ds.table.to_dict("records"):
-        rows.append(
-            ChoiceRow(
-                row_id=r["row_id"],
-                item_id=r["item_id"],
-                sentence=r["premise"],
-                pronoun=r["pronoun_form"],
-                options=(
-                    (r["occupation_form"], "occupation", (r["occupation_participant"],)),
-                    (r["participant_form"], "participant", (r["other_participant"],)),
-                ),
-                meta={
-                    "sentence": r["premise"],
-                    "pronoun": r["pronoun_form"],
-                    "pronoun_gender": r["pronoun_gender"],
-                    "condition": None,
-                    "mentions": _mentions(r),
-                },
-            )
-        )
-    return rows
+def resolution_items(ds: Dataset) -> list[Item]:
+    """One typed item per premise of the resolution view."""
+    return [_item(r, item_id=str(r["item_id"])) for r in ds.table.to_dict("records")]
+
+
+def wording(m: Mention) -> tuple[str, tuple[str, ...]]:
+    """The form the premise uses; the lemma also names the candidate."""
+    return m.text, (m.occupation,)  # type: ignore[return-value]
+
+
+def _choice_rows(ds: Dataset) -> list[ChoiceRow]:
+    return choice_rows(resolution_items(ds), wording, roles=("occupation", "participant"))
 
 
 def resolution_requests(ds: Dataset, template: PromptTemplate) -> list[Request]:
     if "hypothesis" in ds.table.columns:
         ds = resolution_view(ds)
     _require_annotations(ds)
-    return build_requests(choice_rows(ds), template)
+    return build_requests(_choice_rows(ds), template)
 
 
 def resolution_cloze_requests(ds: Dataset, template: cloze.ClozeTemplate) -> list[Request]:
@@ -313,7 +302,7 @@ def resolution_cloze_requests(ds: Dataset, template: cloze.ClozeTemplate) -> lis
     if "hypothesis" in ds.table.columns:
         ds = resolution_view(ds)
     _require_annotations(ds)
-    return cloze.build_requests(choice_rows(ds), template)
+    return cloze.build_requests(_choice_rows(ds), template)
 
 
 def resolution_predict(

@@ -1,0 +1,293 @@
+"""Resolver-protocol tasks of the WinoBias family: ``winobias-uk/coref`` and ``winobias-en/coref``.
+
+A resolver reads each clean sentence and returns clusters; ``--model file:PATH`` reads a
+resolver's saved output (jsonlines or CoNLL-2012), and every ``baseline:*`` acts as a
+transparent reference resolver by linking the pronoun to the mention it picks. Scores are the
+CoNLL metrics by subset, as the WinoBias paper reports F1 on the pro- and anti-stereotypical
+sentences and their difference, plus the per-sentence pronoun-link accuracy. Forced-choice
+accuracy and coreference F1 are different protocols and are reported under different tasks.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from ..datasets import winobias_en_conll as en_data
+from ..datasets.base import Dataset
+from ..datasets.winobias import UK as uk_data
+from ..errors import DatasetError
+from ..protocols import coref
+from ..protocols.forced_choice import PromptTemplate
+from ..records import Item, Mention, Request, Response
+from ..scoring import coref as coref_scoring
+from ..scoring.base import ScoreResult
+from . import uk_lexicon
+from .base import Task, task
+from .winobias import WinoBiasColumns, winobias_items
+
+# Reference resolvers for ``winoscope demo`` (a language model answers no coref request).
+DEMO_MODELS = ("baseline:first", "baseline:stereotype", "baseline:agreement")
+
+# The resolver sees the clean sentence only; the template records that in the manifest.
+RESOLVER_INPUT = PromptTemplate(
+    "{sentence}", name="resolver-input", allowed=frozenset({"sentence"})
+)
+
+WINOBIAS_SUBSETS = (
+    coref_scoring.Subset(
+        "pro",
+        lambda t: (
+            (t["score_group"].astype(str) == "primary_balanced")
+            & (t["condition"].astype(str) == "pro")
+        ),
+    ),
+    coref_scoring.Subset(
+        "anti",
+        lambda t: (
+            (t["score_group"].astype(str) == "primary_balanced")
+            & (t["condition"].astype(str) == "anti")
+        ),
+    ),
+)
+UK_CONTROLS = (
+    coref_scoring.Subset(
+        "agreement_control", lambda t: t["score_group"].astype(str) == "agreement_control"
+    ),
+    coref_scoring.Subset(
+        "cross_control", lambda t: t["score_group"].astype(str) == "cross_control"
+    ),
+)
+GAP = ("conll_f1_pro_minus_anti", "pro", "anti")
+COREF_METRICS = (
+    "conll_f1_pro",
+    "conll_f1_anti",
+    "conll_f1_pro_minus_anti",
+    "muc_f1_pro",
+    "bcub_f1_pro",
+    "ceafe_f1_pro",
+    "muc_f1_anti",
+    "bcub_f1_anti",
+    "ceafe_f1_anti",
+    "link_accuracy_pro",
+    "link_accuracy_anti",
+)
+UK_METRICS = (
+    *COREF_METRICS,
+    "conll_f1_agreement_control",
+    "conll_f1_cross_control",
+    "link_accuracy_agreement_control",
+    "link_accuracy_cross_control",
+)
+
+
+# --- WinoBias-UK -------------------------------------------------------------------------
+
+UK_COLUMNS = WinoBiasColumns.suffixed("uk")
+
+
+def uk_items(table: pd.DataFrame, source: str = "dataset") -> list[coref.CorefItem]:
+    """Gold documents of WinoBias-UK rows: the bracketed referent and pronoun as one entity."""
+    items = []
+    for i, r in enumerate(table.to_dict("records"), start=1):
+        text = r["sentence_uk"]
+        try:
+            ref, pron = coref.gold_spans(r["sentence_annotated_uk"], r["pronoun_span_uk"])
+        except ValueError as exc:
+            raise DatasetError(
+                str(exc), file=source, row=i, field="sentence_annotated_uk"
+            ) from None
+        gold_role = str(r["coreference_role"])
+        spans: dict[str, coref.Span | None] = {}
+        for role, col in (("target", "target_span_uk"), ("distractor", "other_span_uk")):
+            if role == gold_role:
+                spans[role] = ref
+            else:
+                spans[role] = coref.locate(text, str(r[col]), avoid=[ref, pron])
+        items.append(
+            coref.CorefItem(
+                doc_id=str(r["row_id"]),
+                item_id=str(r["item_id"]),
+                text=text,
+                pronoun=pron,
+                spans=spans,
+                gold_role=gold_role,
+            )
+        )
+    return items
+
+
+def uk_requests(ds: Dataset, template: PromptTemplate) -> list[Request]:
+    typed = winobias_items(ds.table, UK_COLUMNS, "uk", uk_lexicon.stereotype)
+    annotations = {it.row_id: it for it in typed}
+    return coref.build_requests(uk_items(ds.table, ds.source.location), annotations)
+
+
+def uk_predict(
+    ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
+) -> pd.DataFrame:
+    return coref.attach_predictions(ds.table, uk_items(ds.table), requests, responses)
+
+
+def uk_score(
+    table: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0, source: str = "predictions"
+) -> ScoreResult:
+    """F1_pro, F1_anti and their difference on primary_balanced rows; controls separately."""
+    if "predicted_clusters" not in table.columns:
+        raise DatasetError("no 'predicted_clusters' column to score", file=source)
+    scored = coref.with_gold(table, uk_items(table, source))
+    return _winobias_f1(scored, (*WINOBIAS_SUBSETS, *UK_CONTROLS), n_boot, seed, source)
+
+
+def _winobias_f1(
+    scored: pd.DataFrame, subsets: tuple, n_boot: int, seed: int, source: str
+) -> ScoreResult:
+    """CoNLL F1 per WinoBias subset and split/type stratum, F1_pro - F1_anti, item bootstrap."""
+    metrics, counts, subset_counts = coref_scoring.score_frame(
+        scored,
+        strata=["split", "type"],
+        subsets=subsets,
+        item_columns=["split", "type", "item_number"],
+        gaps=(GAP,),
+        n_boot=n_boot,
+        seed=seed,
+        source=source,
+    )
+    return ScoreResult(
+        metrics=metrics,
+        counts=counts,
+        settings={
+            "n_boot": n_boot,
+            "seed": seed,
+            "level": 0.95,
+            "resampling_unit": "source item",
+            "stratified_by": "split/type",
+            "f1": "CoNLL F1 = mean of MUC, B-cubed and CEAF-e F1 (reference scorer v8.01 "
+            "conventions, exact span match)",
+            "subset_counts": subset_counts.to_dict("records"),
+        },
+    )
+
+
+WINOBIAS_UK_COREF = task(
+    Task(
+        name="winobias-uk/coref",
+        family="winobias-uk",
+        description="WinoBias-UK Natural (Ukrainian), coreference resolver protocol: CoNLL F1 "
+        "on pro/anti and the controls",
+        source=str(uk_data.HUB_ID),
+        protocol="coref",
+        metrics=UK_METRICS,
+        load=uk_data.load,
+        validate=uk_data.validate,
+        build_requests=uk_requests,
+        predict=uk_predict,
+        score=uk_score,
+        from_frame=uk_data.from_frame,
+        default_template=RESOLVER_INPUT,
+        prediction_column="predicted_clusters",
+        extras={"demo_models": list(DEMO_MODELS)},
+        review_status=uk_data.REVIEW_STATUS,
+    )
+)
+
+
+# --- English WinoBias (CoNLL) ------------------------------------------------------------
+
+
+def _span(value: Any) -> coref.Span | None:
+    v = json.loads(value) if isinstance(value, str) else value
+    return (int(v[0]), int(v[1])) if v is not None else None
+
+
+def en_items(table: pd.DataFrame) -> list[coref.CorefItem]:
+    items = []
+    for r in table.to_dict("records"):
+        key = tuple(tuple((int(s), int(e)) for s, e in c) for c in json.loads(r["gold_clusters"]))
+        items.append(
+            coref.CorefItem(
+                doc_id=str(r["row_id"]),
+                item_id=f"{r['split']}/{r['type']}/{r['item_number']}",
+                text=r["doc_text"],
+                pronoun=_span(r["pronoun_span"]),  # type: ignore[arg-type]
+                spans={
+                    "target": _span(r["target_span"]),
+                    "distractor": _span(r["distractor_span"]),
+                },
+                gold_role=str(r["referent_role"]),
+                key=key,
+            )
+        )
+    return items
+
+
+def en_item(r: Mapping[str, Any]) -> Item:
+    """What the reference baselines read (see ``backends.baselines``) of one CoNLL document."""
+    mentions = []
+    for role in ("target", "distractor"):
+        span = _span(r[f"{role}_span"])
+        mentions.append(
+            Mention(
+                text=r[f"{role}_text"],
+                start=span[0] if span else None,
+                end=span[1] if span else None,
+                role=role,
+                occupation=r[f"{role}_occupation"],
+                stereotype=r[f"{role}_stereotype"],
+                stereotype_labels=r[f"{role}_stereotype"],
+            )
+        )
+    pronoun = Mention(r["pronoun"], None, None, role="pronoun", gender=r["pronoun_gender"])
+    return Item(
+        item_id=f"{r['split']}/{r['type']}/{r['item_number']}",
+        row_id=str(r["row_id"]),
+        language="en",
+        sentence=r["doc_text"],
+        mentions=tuple(mentions),
+        pronoun=pronoun,
+        condition=r["condition"],
+    )
+
+
+def en_requests(ds: Dataset, template: PromptTemplate) -> list[Request]:
+    annotations = {str(r["row_id"]): en_item(r) for r in ds.table.to_dict("records")}
+    return coref.build_requests(en_items(ds.table), annotations)
+
+
+def en_predict(
+    ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
+) -> pd.DataFrame:
+    return coref.attach_predictions(ds.table, en_items(ds.table), requests, responses)
+
+
+def en_score(
+    table: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0, source: str = "predictions"
+) -> ScoreResult:
+    """F1 on the pro and anti files and their difference, per split and type."""
+    return _winobias_f1(table, WINOBIAS_SUBSETS, n_boot, seed, source)
+
+
+WINOBIAS_EN_COREF = task(
+    Task(
+        name="winobias-en/coref",
+        family="winobias-en",
+        description="WinoBias (English) CoNLL files, coreference resolver protocol: CoNLL F1 on "
+        "pro/anti x type1/type2 x dev/test",
+        source=en_data.DEFAULT_SOURCE,
+        protocol="coref",
+        metrics=COREF_METRICS,
+        load=en_data.load,
+        validate=en_data.validate,
+        build_requests=en_requests,
+        predict=en_predict,
+        score=en_score,
+        from_frame=en_data.from_frame,
+        default_template=RESOLVER_INPUT,
+        prediction_column="predicted_clusters",
+        extras={"demo_models": list(DEMO_MODELS)},
+        review_status=en_data.REVIEW_STATUS,
+    )
+)

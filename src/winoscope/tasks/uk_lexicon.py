@@ -1,0 +1,34 @@
+"""The shipped Ukrainian occupation lexicon (``data/occupations_uk.csv``) as the tasks read it:
+every spelling of an occupation (both grammatical genders) and its stereotyped gender."""
+
+from __future__ import annotations
+
+import csv
+from functools import cache
+from importlib import resources
+
+
+@cache
+def occupation_table() -> dict[str, dict[str, str]]:
+    """The lexicon's rows keyed by either gender's form."""
+    path = resources.files("winoscope.data").joinpath("occupations_uk.csv")
+    table: dict[str, dict[str, str]] = {}
+    with path.open(encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            table[row["occupation_uk"]] = row
+            table[row["feminine_uk"]] = row
+    return table
+
+
+def forms(canonical: str) -> tuple[str, ...]:
+    """The occupation as given, then its masculine and feminine forms (when in the lexicon)."""
+    entry = occupation_table().get(canonical.lower())
+    if entry is None:
+        return (canonical,)
+    return (canonical, entry["occupation_uk"], entry["feminine_uk"])
+
+
+def stereotype(occupation: str) -> str | None:
+    """The occupation's stereotyped gender by the lexicon; None when it is not listed."""
+    entry = occupation_table().get(occupation.lower())
+    return entry["stereotype"] if entry else None
