@@ -124,6 +124,28 @@ class Language:
             for f in forms
         )
 
+    def pronoun_table(
+        self, genders: Iterable[str] | None = None, cases: Iterable[str] | None = None
+    ) -> dict[str, str]:
+        """Form -> gender over ``genders`` and ``cases`` (all when None), in table order; a form
+        two of the chosen genders share (Ukrainian *ним*: male and plural) is left out.
+
+        >>> from winoscope.languages import get_language
+        >>> get_language("en").pronoun_table(["male"])
+        {'he': 'male', 'him': 'male', 'his': 'male', 'himself': 'male'}
+        """
+        keep_g = None if genders is None else set(genders)
+        keep_c = None if cases is None else set(cases)
+        table: dict[str, str] = {}
+        shared: set[str] = set()
+        for (g, c), forms in self.pronouns.items():
+            if (keep_g is not None and g not in keep_g) or (keep_c is not None and c not in keep_c):
+                continue
+            for f in (f.lower() for f in forms):
+                if table.setdefault(f, g) != g:
+                    shared.add(f)
+        return {f: g for f, g in table.items() if f not in shared}
+
     def pronoun_genders(self, word: str) -> frozenset[str]:
         """The genders whose pronoun has ``word`` as a form (several for Ukrainian *ним*)."""
         genders: dict[str, frozenset[str]] = self._memo["genders"]
@@ -154,11 +176,12 @@ class Language:
         return an.words(text) if an is not None else _WORD.findall(text)
 
     def phrase_lemmas(self, text: str) -> set[str]:
-        """Lemmas of every word of ``text`` by the analyser; casefolded words without one."""
+        """Lemmas of every word of ``text`` by the analyser; without one, the words themselves
+        (casefolded, with one apostrophe)."""
         an = self.get_analyser()
         if an is not None:
             return an.phrase_lemmas(text)
-        return {w.casefold() for w in self.words(text)}
+        return {_plain(w) for w in self.words(text)}
 
     def phrase_gender(self, text: str) -> str | None:
         """Grammatical gender of a short mention's head by the analyser; None without one."""
@@ -168,7 +191,7 @@ class Language:
     def noun_lemmas(self, word: str) -> set[str]:
         """Lemmas of ``word``'s noun readings by the analyser; the casefolded word without one."""
         fn = self._optional("noun_lemmas")
-        return set(fn(word)) if fn is not None else {word.casefold()}
+        return set(fn(word)) if fn is not None else {_plain(word)}
 
     def noun_readings(self, word: str) -> set[str]:
         """Pronoun sets ``word`` agrees with as a nominative noun; empty without an analyser
@@ -181,6 +204,14 @@ class Language:
         "лікарка"); the text as it is without one."""
         fn = self._optional("nominative")
         return str(fn(text)) if fn is not None else text
+
+
+_APOSTROPHES = str.maketrans({"’": "'", "ʼ": "'"})
+
+
+def _plain(word: str) -> str:
+    """A word as its own lemma: casefolded, one apostrophe (nurse’s = nurse's)."""
+    return word.casefold().translate(_APOSTROPHES)
 
 
 LANGUAGES: dict[str, Language] = {}

@@ -76,9 +76,7 @@ _GENDER = {"masc": "male", "femn": "female"}
 # Third-person singular personal pronouns in every case, from the Ukrainian Language record (a
 # closed class: a table is exact where the analyser is ambiguous, e.g. "вона" vs the noun "вон",
 # "його" vs "йога"). Singular only: "ним" is also a plural form, and reads as male here.
-PRONOUN_GENDER = {
-    form: gender for gender in ("male", "female") for form in UKRAINIAN.pronoun_forms(gender)
-}
+PRONOUN_GENDER = UKRAINIAN.pronoun_table(("male", "female"))
 
 
 @lru_cache(maxsize=65536)
