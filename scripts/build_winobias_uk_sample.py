@@ -14,7 +14,11 @@ from __future__ import annotations
 
 import csv
 import re
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sample_text import bracketed, fill_template
 
 OUT = Path(__file__).resolve().parents[1] / "src/winoscope/data/winobias_uk_natural_sample.csv"
 
@@ -227,25 +231,12 @@ SLOT = re.compile(r"\{([TOP])\}|\{([top]):([^|}]*)\|([^}]*)\}")
 
 def realise(template: str, genders: dict[str, str], forms: dict[str, tuple[str, str]]):
     """Fill the template; return the sentence and the character span of T, O and P."""
-    out: list[str] = []
-    spans: dict[str, tuple[int, int]] = {}
-    pos = 0
-    for m in SLOT.finditer(template):
-        out.append(template[pos : m.start()])
-        if m.group(1):
-            who = m.group(1)
-            word = forms[who][0 if genders[who] == "male" else 1]
-            start = sum(len(s) for s in out)
-            if start == 0:
-                word = word[0].upper() + word[1:]
-            spans[who] = (start, start + len(word))
-            out.append(word)
-        else:
-            who = m.group(2).upper()
-            out.append(m.group(3) if genders[who] == "male" else m.group(4))
-        pos = m.end()
-    out.append(template[pos:])
-    return "".join(out), spans
+    return fill_template(
+        template,
+        SLOT,
+        lambda who: forms[who][0 if genders[who] == "male" else 1],
+        lambda m: m.group(3) if genders[m.group(2).upper()] == "male" else m.group(4),
+    )
 
 
 def rows():
@@ -255,10 +246,7 @@ def rows():
             genders = {"T": tg, "O": og, "P": pg}
             sentence, spans = realise(template, genders, {"T": t_forms, "O": o_forms, "P": p_forms})
             gold = spans["T"] if role == "target" else spans["O"]
-            marks = sorted([gold, spans["P"]])
-            annotated = sentence
-            for start, end in reversed(marks):
-                annotated = annotated[:start] + "[" + annotated[start:end] + "]" + annotated[end:]
+            annotated = bracketed(sentence, [gold, spans["P"]])
             if group == "primary_balanced":
                 condition = "pro" if pg == stereo else "anti"
             else:

@@ -17,7 +17,11 @@ from __future__ import annotations
 
 import csv
 import re
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sample_text import bracketed, fill_template
 
 DATA = Path(__file__).resolve().parents[1] / "src/winoscope/data"
 SETS = ("male", "female", "plural")
@@ -250,24 +254,11 @@ SLOT = re.compile(r"\{([OPR])\}|\{([^{}|]*)\|([^{}|]*)\|([^{}|]*)\}")
 
 def realise(template: str, k: int, forms: dict[str, Forms | None]):
     """Fill the template for set index ``k``; return the sentence and the spans of O, P and R."""
-    out: list[str] = []
-    spans: dict[str, tuple[int, int]] = {}
-    pos = 0
-    for m in SLOT.finditer(template):
-        out.append(template[pos : m.start()])
-        if m.group(1):
-            who = m.group(1)
-            word = forms[who][k]  # type: ignore[index]
-            start = sum(len(s) for s in out)
-            if start == 0:
-                word = word[0].upper() + word[1:]
-            spans[who] = (start, start + len(word))
-            out.append(word)
-        else:
-            out.append(m.group(2 + k))
-        pos = m.end()
-    out.append(template[pos:])
-    return "".join(out), spans
+
+    def word(who: str) -> str:
+        return forms[who][k]  # type: ignore[index]
+
+    return fill_template(template, SLOT, word, lambda m: m.group(2 + k))
 
 
 def sentence_rows(context: str):
@@ -279,11 +270,7 @@ def sentence_rows(context: str):
             for k, pset in enumerate(SETS):
                 sentence, spans = realise(template, k, {"O": occ, "P": part, "R": pron})
                 gold = spans["O" if role == "occupation" else "P"]
-                annotated = sentence
-                for start, end in sorted([gold, spans["R"]], reverse=True):
-                    annotated = (
-                        annotated[:start] + "[" + annotated[start:end] + "]" + annotated[end:]
-                    )
+                annotated = bracketed(sentence, [gold, spans["R"]])
                 yield {
                     "row_id": f"{context}-{number:03d}-{role}-{pset}",
                     "pair_id": pair_id,
