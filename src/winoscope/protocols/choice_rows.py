@@ -35,9 +35,10 @@ class ChoiceRow:
 
 
 def plain_wording(m: Mention) -> tuple[str, tuple[str, ...]]:
-    """The option is the mention's dictionary form (else its text); its occupation also names it."""
-    text = m.name or m.text
-    return text, tuple(dict.fromkeys(f for f in (text, m.occupation) if f))
+    """The option is the mention's dictionary form, else its occupation, else its text as in
+    the sentence; each of them also names it in a free-text answer."""
+    text = m.name or m.occupation or m.text
+    return text, tuple(dict.fromkeys(f for f in (text, m.occupation, m.text) if f))
 
 
 def choice_rows(
