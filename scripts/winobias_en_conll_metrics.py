@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from winoscope.datasets.conll import read_conll
 from winoscope.datasets.winobias_en_conll import (
     CONDITIONS,
     SPLITS,
@@ -21,7 +22,6 @@ from winoscope.datasets.winobias_en_conll import (
     _occupations,
     file_name,
 )
-from winoscope.protocols.conll import read_conll
 from winoscope.scoring.coref_metrics import DocumentScore, score_corpus
 
 SYSTEMS = {

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from winoscope import runner
 from winoscope.cli import app
 from winoscope.cli.coref import task_items
-from winoscope.protocols.conll import read_conll
+from winoscope.datasets.conll import read_conll
 from winoscope.protocols.coref_export import export_documents, tokenize
 from winoscope.protocols.resolver_output import read_resolver_output
 

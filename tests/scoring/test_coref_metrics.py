@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from winoscope.protocols.conll import clusters_by_name, read_conll
+from winoscope.datasets.conll import clusters_by_name, read_conll
 from winoscope.scoring.coref_metrics import (
     Counts,
     align,

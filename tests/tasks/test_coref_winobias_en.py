@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from winoscope.datasets.conll import ConllDocument, read_conll, write_conll
 from winoscope.datasets.winobias_en_conll import (
     CONDITIONS,
     SPLITS,
@@ -22,7 +23,6 @@ from winoscope.datasets.winobias_en_conll import (
     _occupations,
     file_name,
 )
-from winoscope.protocols.conll import ConllDocument, read_conll, write_conll
 from winoscope.scoring.coref_metrics import score_corpus, score_document
 
 Span = tuple[int, int]

@@ -44,3 +44,37 @@ def bracket_mentions(annotated: str) -> list[Mention]:
         mentions.append(Mention(text=text, start=start, end=start + len(text)))
         removed += 2
     return mentions
+
+
+def annotation_problems(
+    sentence: str,
+    annotated: str,
+    gold: str,
+    pronoun: str,
+    *,
+    fields: tuple[str, str],
+    gold_name: str = "gold span",
+) -> list[str]:
+    """What is wrong with a sentence's bracket annotation of its gold referent and pronoun.
+
+    ``fields`` names the sentence and annotated-sentence columns in the messages; ``[]`` when
+    removing the brackets gives the sentence and they mark exactly ``gold`` and ``pronoun``.
+    """
+    sentence_field, annotated_field = fields
+    problems = []
+    if strip_brackets(annotated) != sentence:
+        problems.append(
+            f"removing the square brackets from {annotated_field} does not give {sentence_field}"
+        )
+    try:
+        mentions = bracket_mentions(annotated)
+    except ValueError as exc:
+        return [*problems, f"{annotated_field}: {exc}"]
+    if len(mentions) != 2:
+        problems.append(f"expected exactly two bracketed spans, found {len(mentions)}")
+    elif sorted(m.text for m in mentions) != sorted([gold, pronoun]):
+        found = " and ".join(f"'{m.text}'" for m in mentions)
+        problems.append(
+            f"bracketed spans {found} are not the {gold_name} '{gold}' and the pronoun '{pronoun}'"
+        )
+    return problems

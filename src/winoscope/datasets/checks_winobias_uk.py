@@ -21,17 +21,15 @@ module adds the rest, each as its own check name:
 
 from __future__ import annotations
 
-import csv
 import re
 from functools import cache
-from importlib import resources
 
 import pandas as pd
 
 from ..languages import Language, get_language
 from .base import Issue
+from .lexicon import occupation_lexicon
 
-LEXICON_FILE = "occupations_uk.csv"
 LENGTH_TOLERANCE = 0.30
 LANGUAGE = "uk"
 SINGULAR = ("male", "female")  # the pronoun genders a WinoBias-UK row may have
@@ -43,9 +41,7 @@ SPACE_BEFORE = re.compile(r"\s[,.!?;:]")
 @cache
 def lexicon() -> dict[str, tuple[str, str]]:
     """Canonical (masculine) label -> (masculine form, feminine form), from the shipped table."""
-    path = resources.files("winoscope.data").joinpath(LEXICON_FILE)
-    with path.open(encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
+    rows = occupation_lexicon("uk")
     return {r["occupation_uk"].strip(): (r["occupation_uk"], r["feminine_uk"]) for r in rows}
 
 

@@ -86,6 +86,8 @@ OCCUPATION_COLUMNS = (
     "occupation_uk",
     "occupation_sv",
 )
+# where a predictions table keeps the pronoun's gender (WinoBias, SweWinogender: pronoun_gender)
+GENDER_COLUMNS = ("pronoun_gender", "pronoun_set")
 
 
 def _describe_missing(schema: Schema, columns: Sequence[str]) -> list[str]:

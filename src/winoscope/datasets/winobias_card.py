@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from .annotation import bracket_mentions, strip_brackets
+from .annotation import annotation_problems
 from .base import Dataset, Issue
 
 if TYPE_CHECKING:
@@ -54,28 +54,17 @@ def card_checks(wb: WinoBias, ds: Dataset) -> list[Issue]:
         def add(check: str, msg: str, *, _i: int = i, _iid: str = iid) -> None:
             issues.append(Issue(check, msg, row=_i, item=_iid))
 
-        sent, ann = row[sentence], row[annotated]
-        if strip_brackets(ann) != sent:
-            add(
-                "annotation",
-                f"removing the square brackets from {annotated} does not give {sentence}",
-            )
-        try:
-            mentions = bracket_mentions(ann)
-        except ValueError as exc:
-            add("annotation", f"{annotated}: {exc}")
-            mentions = None
+        sent = row[sentence]
         gold = row[target_span] if row["coreference_role"] == "target" else row[other_span]
-        if mentions is not None:
-            if len(mentions) != 2:
-                add("annotation", f"expected exactly two bracketed spans, found {len(mentions)}")
-            elif sorted(m.text for m in mentions) != sorted([gold, row[pronoun_span]]):
-                found = " and ".join(f"'{m.text}'" for m in mentions)
-                add(
-                    "annotation",
-                    f"bracketed spans {found} are not the gold referent '{gold}' and the pronoun "
-                    f"'{row[pronoun_span]}'",
-                )
+        for problem in annotation_problems(
+            sent,
+            row[annotated],
+            gold,
+            row[pronoun_span],
+            fields=(sentence, annotated),
+            gold_name="gold referent",
+        ):
+            add("annotation", problem)
         for span_field in (target_span, other_span, pronoun_span):
             if row[span_field] not in sent:
                 add("spans", f"{span_field} '{row[span_field]}' does not occur in {sentence}")

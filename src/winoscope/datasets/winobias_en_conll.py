@@ -24,9 +24,8 @@ from typing import Any
 import pandas as pd
 
 from ..errors import DatasetError
-from ..protocols.conll import ConllDocument, parse_conll
-from ..protocols.resolver_output import token_offsets
 from .base import Dataset, Issue
+from .conll import ConllDocument, parse_conll, token_offsets
 from .raw_files import RawFiles, is_url
 from .sources import SourceInfo
 

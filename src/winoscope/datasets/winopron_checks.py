@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from .annotation import bracket_mentions, strip_brackets
+from .annotation import annotation_problems
 from .base import Issue
 
 CONTEXTS = ("double", "single")
@@ -44,27 +44,9 @@ def check_sentences(
         seen.setdefault(row["row_id"], i)
         sent, ann = row[f"sentence_{lang}"], row[f"sentence_annotated_{lang}"]
         gold, pron = row[f"gold_span_{lang}"], row[f"pronoun_{lang}"]
-        if strip_brackets(ann) != sent:
-            add(
-                "annotation",
-                f"removing the square brackets from sentence_annotated_{lang} does not give "
-                f"sentence_{lang}",
-            )
-        try:
-            mentions = bracket_mentions(ann)
-        except ValueError as exc:
-            add("annotation", f"sentence_annotated_{lang}: {exc}")
-            mentions = None
-        if mentions is not None:
-            if len(mentions) != 2:
-                add("annotation", f"expected exactly two bracketed spans, found {len(mentions)}")
-            elif sorted(m.text for m in mentions) != sorted([gold, pron]):
-                found = " and ".join(f"'{m.text}'" for m in mentions)
-                add(
-                    "annotation",
-                    f"bracketed spans {found} are not the gold span '{gold}' and the pronoun "
-                    f"'{pron}'",
-                )
+        fields = (f"sentence_{lang}", f"sentence_annotated_{lang}")
+        for problem in annotation_problems(sent, ann, gold, pron, fields=fields):
+            add("annotation", problem)
         if gold not in sent:
             add("annotation", f"gold_span_{lang} '{gold}' does not occur in sentence_{lang}")
         if forms is not None:

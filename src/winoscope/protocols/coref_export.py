@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from .conll import ConllDocument, write_conll
+from ..datasets.conll import ConllDocument, write_conll
 from .coref import CorefItem, Span
 
 _TOKEN = re.compile(r"\w+(?:[ʼ'’\-]\w+)*|[^\w\s]", re.UNICODE)

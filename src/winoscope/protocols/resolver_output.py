@@ -26,12 +26,11 @@ Documents the output lacks, or that have no clusters, are scored as misses. Malf
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..datasets.conll import ConllDocument, read_conll, token_offsets
 from ..errors import DatasetError
-from .conll import ConllDocument, read_conll
 
 Span = tuple[int, int]
 JSONL_SUFFIXES = {".jsonl", ".jsonlines", ".json", ".ndjson"}
@@ -125,21 +124,6 @@ class ResolverOutput:
 
     def get(self, doc_id: str) -> ResolverDocument | None:
         return self.documents.get(doc_id)
-
-
-def token_offsets(tokens: Iterable[str], text: str) -> list[Span]:
-    """Character span of each token in ``text``, in order; None-free or ValueError."""
-    spans = []
-    pos = 0
-    for tok in tokens:
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
-        if text.startswith(tok, pos):
-            spans.append((pos, pos + len(tok)))
-            pos += len(tok)
-            continue
-        raise ValueError(f"token {tok!r} does not continue the sentence at offset {pos}")
-    return spans
 
 
 def conll_char_clusters(doc: ConllDocument, text: str) -> list[list[Span]]:

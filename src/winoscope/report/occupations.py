@@ -24,13 +24,14 @@ Worked example: the rows ``(target=лікар, other=секретар, he, targe
 
 from __future__ import annotations
 
-import csv
 from functools import cache
-from importlib import resources
 
 import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
+
+from ..datasets.lexicon import occupation_lexicon
+from ..datasets.schema import GENDER_COLUMNS, OCCUPATION_COLUMNS
 
 BEHAVIOUR_COLUMNS = [
     "occupation",
@@ -48,19 +49,17 @@ BEHAVIOUR_COLUMNS = [
 @cache
 def uk_occupation_statistics() -> pd.DataFrame:
     """The shipped Ukrainian lexicon: one row per occupation form (masculine and feminine)."""
-    path = resources.files("winoscope.data").joinpath("occupations_uk.csv")
     rows = []
-    with path.open(encoding="utf-8") as fh:
-        for r in csv.DictReader(fh):
-            for form in (r["occupation_uk"], r["feminine_uk"]):
-                rows.append(
-                    {
-                        "form": form,
-                        "occupation": r["occupation_uk"],
-                        "label": f"{r['occupation_uk']} ({r['occupation_en']})",
-                        "statistic": r["stereotype"],
-                    }
-                )
+    for r in occupation_lexicon("uk"):
+        for form in (r["occupation_uk"], r["feminine_uk"]):
+            rows.append(
+                {
+                    "form": form,
+                    "occupation": r["occupation_uk"],
+                    "label": f"{r['occupation_uk']} ({r['occupation_en']})",
+                    "statistic": r["stereotype"],
+                }
+            )
     return pd.DataFrame(rows).drop_duplicates("form")
 
 
@@ -80,18 +79,6 @@ def _occupation_columns(pred: pd.DataFrame) -> tuple[str, str] | None:
     return None
 
 
-# the canonical occupation first: WinoPron's ``occupation_uk`` is the gendered surface form
-OCCUPATION_COLUMNS = (
-    "occupation",
-    "occupation_group_en",
-    "occupation_group_uk",
-    "occupation_group",
-    "occupation_en",
-    "occupation_uk",
-    "occupation_sv",
-    "occupation_participant",
-)
-GENDER_COLUMNS = ("pronoun_gender", "pronoun_set")
 NUMERIC_STATISTICS = {
     "occupation_statistic": "occupation statistic",
     "bls_pct_female": "% women in the occupation (BLS)",

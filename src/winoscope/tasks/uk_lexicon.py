@@ -3,20 +3,18 @@ every spelling of an occupation (both grammatical genders) and its stereotyped g
 
 from __future__ import annotations
 
-import csv
 from functools import cache
-from importlib import resources
+
+from ..datasets.lexicon import occupation_lexicon
 
 
 @cache
 def occupation_table() -> dict[str, dict[str, str]]:
     """The lexicon's rows keyed by either gender's form."""
-    path = resources.files("winoscope.data").joinpath("occupations_uk.csv")
     table: dict[str, dict[str, str]] = {}
-    with path.open(encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            table[row["occupation_uk"]] = row
-            table[row["feminine_uk"]] = row
+    for row in occupation_lexicon("uk"):
+        table[row["occupation_uk"]] = row
+        table[row["feminine_uk"]] = row
     return table
 
 

@@ -18,7 +18,6 @@ The three sets are nested: large contains medium contains small, as in Hansson e
 
 from __future__ import annotations
 
-import csv
 import hashlib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -26,6 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ...datasets.lexicon import read_rows, read_word_list
 from ...errors import DatasetError
 from ..forms import (
     DroppedForm,
@@ -48,19 +48,6 @@ def _folder(lang: str) -> Path:
     return Path(str(resources.files(__package__) / lang))
 
 
-def read_tsv(path: Path) -> list[dict[str, str]]:
-    """Rows of a TSV whose lines starting with '#' are comments; missing cells are ''."""
-    with open(path, encoding="utf-8", newline="") as fh:
-        lines = [line for line in fh if line.strip() and not line.startswith("#")]
-    reader = csv.DictReader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
-    return [{k: (v or "").strip() for k, v in row.items() if k is not None} for row in reader]
-
-
-def read_word_list(path: Path) -> list[str]:
-    with open(path, encoding="utf-8") as fh:
-        return [w.strip() for w in fh if w.strip() and not w.startswith("#")]
-
-
 # --------------------------------------------------------------------------- generation
 
 
@@ -73,7 +60,7 @@ def generate_forms(lang: str) -> tuple[pd.DataFrame, list[DroppedForm]]:
     homographs = set(read_word_list(folder / "name_homographs.txt"))
     rows: list[dict[str, object]] = []
     gendered: dict[str, dict[str, set[str]]] = {"female": {}, "male": {}}
-    for r in read_tsv(folder / "collocates.tsv"):
+    for r in read_rows(folder / "collocates.tsv"):
         if r["forms"]:
             forms = [(f, "pronoun") for f in r["forms"].split()]
             if lang == "sv" and r["paradigm"] != "pronoun":
@@ -89,7 +76,7 @@ def generate_forms(lang: str) -> tuple[pd.DataFrame, list[DroppedForm]]:
                      set=r["set"], form=form, tag=tag, proper=False, homograph=False)
             )  # fmt: skip
     if lang == "uk":
-        for r in read_tsv(folder / "names.tsv"):
+        for r in read_rows(folder / "names.tsv"):
             for form, tag in ukrainian_forms(r["name"], r["gender"], name=True, singular_only=True):
                 gendered[r["gender"]].setdefault(form, set()).add(r["name"])
                 rows.append(
@@ -97,7 +84,7 @@ def generate_forms(lang: str) -> tuple[pd.DataFrame, list[DroppedForm]]:
                          set="large", form=form, tag=tag, proper=True,
                          homograph=r["name"] in homographs)
                 )  # fmt: skip
-    for r in read_tsv(folder / "occupations.tsv"):
+    for r in read_rows(folder / "occupations.tsv"):
         if lang == "sv":
             forms = swedish_noun_forms(r["lemma"], r["paradigm"], r.get("forms", "").split())
         else:
@@ -110,7 +97,7 @@ def generate_forms(lang: str) -> tuple[pd.DataFrame, list[DroppedForm]]:
     table = pd.DataFrame(rows, columns=FORM_COLUMNS)
     _, dropped = split_shared(gendered)
     excluded_path = folder / "excluded_forms.tsv"
-    excluded = read_tsv(excluded_path) if excluded_path.exists() else []
+    excluded = read_rows(excluded_path) if excluded_path.exists() else []
     dropped += [DroppedForm(r["form"], r["reason"], "") for r in excluded]
     dropped_lower = {d.form.lower() for d in dropped}
     is_shared = (table["kind"] == "collocate") & table["form"].str.lower().isin(dropped_lower)
@@ -332,11 +319,11 @@ def resolve_shared_names(
 
 def stored_forms(lang: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     folder = _folder(lang)
-    forms = pd.DataFrame(read_tsv(folder / "forms.tsv"))
+    forms = pd.DataFrame(read_rows(folder / "forms.tsv"))
     for col in ("proper", "homograph"):
         forms[col] = forms[col] == "True"
     dropped = pd.DataFrame(
-        read_tsv(folder / "dropped_forms.tsv"), columns=["form", "reason", "lemmas"]
+        read_rows(folder / "dropped_forms.tsv"), columns=["form", "reason", "lemmas"]
     )
     return forms[FORM_COLUMNS], dropped
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from winoscope.datasets.conll import ConllDocument, parse_conll, read_conll, write_conll
 from winoscope.errors import DatasetError
-from winoscope.protocols.conll import ConllDocument, parse_conll, read_conll, write_conll
 
 DOC = """#begin document (test/doc//0); part 000
 test/doc//0\t0\t0\tThe\t-\t(1

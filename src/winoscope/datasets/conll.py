@@ -285,3 +285,18 @@ def write_conll(out: TextIO | str | Path, docs: Sequence[ConllDocument]) -> None
                 k += 1
             stream.write("\n")
         stream.write("#end document\n")
+
+
+def token_offsets(tokens: Iterable[str], text: str) -> list[tuple[int, int]]:
+    """Character span of each token in ``text``, in order; None-free or ValueError."""
+    spans = []
+    pos = 0
+    for tok in tokens:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if text.startswith(tok, pos):
+            spans.append((pos, pos + len(tok)))
+            pos += len(tok)
+            continue
+        raise ValueError(f"token {tok!r} does not continue the sentence at offset {pos}")
+    return spans
