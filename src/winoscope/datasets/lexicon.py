@@ -17,11 +17,12 @@ OCCUPATION_LEXICONS = {"uk": "occupations_uk.csv"}  # language -> file in winosc
 def read_rows(path: str | Path) -> list[dict[str, str]]:
     """Rows of a CSV or TSV (by suffix) whose lines starting with '#' are comments."""
     p = Path(path)
-    delimiter = "\t" if p.suffix.lower() == ".tsv" else ","
     with open(p, encoding="utf-8", newline="") as fh:
         lines = [line for line in fh if line.strip() and not line.startswith("#")]
-    quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
-    reader = csv.DictReader(lines, delimiter=delimiter, quoting=quoting)
+    if p.suffix.lower() == ".tsv":  # the lexicons' sources: tabs, no quoting
+        reader = csv.DictReader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
+    else:
+        reader = csv.DictReader(lines)
     return [{k: (v or "").strip() for k, v in row.items() if k is not None} for row in reader]
 
 
