@@ -2,7 +2,7 @@
 
 The card says the variants "were checked mechanically for occupation forms, pronoun gender,
 participant roles, marker integrity, sentence length, duplicate occupations, and punctuation".
-:func:`winoscope.datasets.winobias_uk.validate` covers roles, markers and duplicates; this
+:func:`winoscope.datasets.winobias_card.card_checks` covers roles, markers and duplicates; this
 module adds the rest, each as its own check name:
 
 - ``pronoun_gender``: ``pronoun_span_uk`` is a third-person singular pronoun of

@@ -2,7 +2,7 @@
 
 The card's automated validation covers "pair completeness, pronoun forms, entity inflection,
 annotation integrity, option-order balance, and exact reconstruction of clean sentences";
-:func:`winoscope.datasets.winopron_uk.validate` has the structural ones, this module adds:
+:mod:`winoscope.datasets.winopron_checks` has the structural ones, this module adds:
 
 - ``entity_inflection``: ``occupation_uk`` and ``participant_uk`` agree with ``pronoun_set``
   where Ukrainian marks it: by the Ukrainian :class:`~winoscope.languages.Language`'s analyser
