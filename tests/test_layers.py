@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "winoscope"
@@ -62,22 +63,30 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def imports_of(path: Path) -> set[str]:
-    """Every ``winoscope.*`` name imported anywhere in the module, relative imports resolved."""
+def import_statements(path: Path) -> Iterator[tuple[str, list[str]]]:
+    """(module imported from, the names imported) for every import statement of ``path``, at
+    any depth; relative imports resolved (``import a.b`` gives ``("a.b", [])``)."""
     name = module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found: set[str] = set()
+    package = (name if path.name == "__init__.py" else name.rpartition(".")[0]).split(".")
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
+            for a in node.names:
+                yield a.name, []
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = package[: len(package) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            found.add(target)
-            found.update(f"{target}.{a.name}" for a in node.names)
+            yield target, [a.name for a in node.names]
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every ``winoscope.*`` name imported anywhere in the module, relative imports resolved."""
+    found: set[str] = set()
+    for target, names in import_statements(path):
+        found.add(target)
+        found.update(f"{target}.{n}" for n in names)
     return {f for f in found if f == "winoscope" or f.startswith("winoscope.")}
 
 
@@ -179,21 +188,9 @@ def module_imports(path: Path, modules: set[str]) -> set[str]:
     """The modules ``path`` imports: ``from . import x`` is module ``x`` (not the package it
     sits in), ``from .m import name`` is ``m``."""
     name = module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            out.update(
-                f"{target}.{a.name}" if f"{target}.{a.name}" in modules else target
-                for a in node.names
-            )
+    for target, names in import_statements(path):
+        out.update(f"{target}.{n}" if f"{target}.{n}" in modules else target for n in names or [""])
     resolved = set()
     for target in out:
         while target and target not in modules:

@@ -6,8 +6,9 @@
 
 ``import winoscope`` loads only the errors and the version: the public functions below are
 imported on first use (module ``__getattr__``), so a command or a script that needs one part
-does not pay for pandas, the tasks and the backends before it asks for them. Using any of them
-(``winoscope.run``, ``from winoscope import validate``) registers every task and backend.
+does not pay for pandas, the tasks and the backends before it asks for them. The tasks and
+backends themselves are found on the first look-up of a name (the modules of ``winoscope.tasks``
+and ``winoscope.backends`` plus the entry points of installed plugins, docs/plugins.md).
 """
 
 from __future__ import annotations
