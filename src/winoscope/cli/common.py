@@ -30,10 +30,6 @@ ALPHA_INVALID_HELP = (
     "SweWinogender: how an 'invalid' answer enters Krippendorff's alpha: 'value' (a category "
     "of its own, the default) or 'missing' (the item is left out of alpha)."
 )
-COMBINE_HELP = (
-    "A percentage-only table with several categories per occupation: 'mean' averages their "
-    "shares, 'weighted' weights them by a 'total' column (people per category)."
-)
 
 
 def print_error(exc: Exception) -> None:

@@ -10,7 +10,20 @@ import typer
 from rich.table import Table
 
 from ..errors import WinoscopeError
-from .common import COMBINE_HELP, err_console, fail, out_console
+from .common import err_console, fail, out_console
+
+# the occupation-to-category table and how to combine categories: both commands take them
+MappingOption = Annotated[
+    Path | None,
+    typer.Option(help="category,occupation table: official categories -> occupations."),
+]
+CombineOption = Annotated[
+    str | None,
+    typer.Option(
+        help="A percentage-only table with several categories per occupation: 'mean' averages "
+        "their shares, 'weighted' weights them by a 'total' column (people per category)."
+    ),
+]
 
 
 def correlate(
@@ -26,11 +39,8 @@ def correlate(
     out: Annotated[
         Path | None, typer.Option(help="Folder for the tables and the plot (default: RUN_DIR).")
     ] = None,
-    mapping: Annotated[
-        Path | None,
-        typer.Option(help="category,occupation table: official categories -> occupations."),
-    ] = None,
-    combine: Annotated[str | None, typer.Option(help=COMBINE_HELP)] = None,
+    mapping: MappingOption = None,
+    combine: CombineOption = None,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates (over occupations).")] = 2000,
 ) -> None:
@@ -79,11 +89,8 @@ def associate(
     stat_column: Annotated[
         str | None, typer.Option(help="Which statistic of --stats to plot against.")
     ] = None,
-    mapping: Annotated[
-        Path | None,
-        typer.Option(help="category,occupation table: official categories -> occupations."),
-    ] = None,
-    combine: Annotated[str | None, typer.Option(help=COMBINE_HELP)] = None,
+    mapping: MappingOption = None,
+    combine: CombineOption = None,
     names: Annotated[
         Path | None,
         typer.Option(
