@@ -45,7 +45,8 @@ from pathlib import Path
 
 from winoscope.backends import create_backend
 from winoscope.backends.store import ResponseStore
-from winoscope.protocols.forced_choice import UK_DEFAULT, ChoiceRow, build_requests
+from winoscope.protocols.choice_rows import ChoiceRow
+from winoscope.protocols.forced_choice import UK_DEFAULT, build_requests
 from winoscope.records import Request
 from winoscope.runner import collect_responses
 

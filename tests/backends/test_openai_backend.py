@@ -17,7 +17,8 @@ from winoscope.backends.openai_compat import (  # the names it has always export
     parse_retry_after,
 )
 from winoscope.errors import BackendError
-from winoscope.protocols.forced_choice import UK_DEFAULT, ChoiceRow, answer_role, build_requests
+from winoscope.protocols.choice_rows import ChoiceRow
+from winoscope.protocols.forced_choice import UK_DEFAULT, answer_role, build_requests
 from winoscope.records import Request
 from winoscope.testing.openai_server import StubBehaviour, pick_letter, serve_in_thread
 

@@ -21,7 +21,8 @@ import pytest
 from winoscope.backends import backend
 from winoscope.errors import TaskError
 from winoscope.protocols import cloze
-from winoscope.protocols.forced_choice import ChoiceRow, PromptTemplate
+from winoscope.protocols.choice_rows import ChoiceRow
+from winoscope.protocols.forced_choice import PromptTemplate
 from winoscope.records import Option, Request, Response
 from winoscope.runner import run, score
 from winoscope.tasks import get_task

@@ -23,6 +23,7 @@ from ..datasets.annotation import bracket_mentions
 from ..datasets.base import Dataset
 from ..datasets.winobias import EN as en_data
 from ..datasets.winobias import UK as uk_data
+from ..errors import TaskError
 from ..languages.uk_morphology import nominative
 from ..protocols import cloze
 from ..protocols.choice_rows import Wording, choice_rows, plain_wording
@@ -210,8 +211,8 @@ def winobias_items(
 def winobias_task(
     name: str,
     *,
-    language: str,
     dataset: DatasetAccess | Any,
+    language: str | None = None,
     template: PromptTemplate,
     columns: WinoBiasColumns | None = None,
     wording: Wording = plain_wording,
@@ -227,20 +228,25 @@ def winobias_task(
 ) -> Task:
     """A WinoBias-family task, forced choice in both option orders (cloze with a template).
 
-    ``dataset`` is a :class:`DatasetAccess` or a loader module; ``sample`` is the file ``load()``
-    reads without a source. ``columns`` defaults to the ``_{language}`` suffixed names.
+    ``dataset`` is a :class:`DatasetAccess` or a loader (a module or an adaptation object with
+    ``load``/``validate``/``from_frame``); ``language`` defaults to the dataset's ``language``;
+    ``sample`` is the file ``load()`` reads without a source. ``columns`` defaults to the ``_{language}`` suffixed names.
     ``wording`` turns a candidate mention into its option text and other forms (default: the
     occupation as given), ``cloze_wording`` into its cloze continuation (default: the option
     text). ``stereotypes`` looks up an occupation's stereotyped gender where the table has no
     stereotype columns. ``controls`` keeps the metrics of the agreement/cross controls.
     """
+    code = language or getattr(dataset, "language", None)
+    if not code:
+        raise TaskError(f"task '{name}': give the language code (the dataset names none)")
+    lang = str(code)
     access = DatasetAccess.of(dataset)
     if sample is not None:
         access = access.with_sample(sample)
-    cols = columns or WinoBiasColumns.suffixed(language)
+    cols = columns or WinoBiasColumns.suffixed(lang)
 
     def items(ds: Dataset) -> list[Item]:
-        return winobias_items(ds.table, cols, language, stereotypes)
+        return winobias_items(ds.table, cols, lang, stereotypes)
 
     def requests_for(ds: Dataset, tmpl: PromptTemplate) -> list[Request]:
         return build_requests(choice_rows(items(ds), wording, roles=ROLES), tmpl)
@@ -259,7 +265,7 @@ def winobias_task(
     t = Task(
         name=name,
         family=family or name,
-        description=description or f"WinoBias ({language}), forced choice in both option orders",
+        description=description or f"WinoBias ({lang}), forced choice in both option orders",
         source=access.source,
         protocol="forced_choice",
         metrics=metrics,

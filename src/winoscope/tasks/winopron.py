@@ -191,8 +191,8 @@ def prompt_requests(
 def winopron_task(
     name: str,
     *,
-    language: str,
     dataset: DatasetAccess | Any,
+    language: str | None = None,
     template: PromptTemplate,
     metrics: tuple[str, ...] = scorer.METRICS,
     wording: Wording = plain_wording,
@@ -209,18 +209,23 @@ def winopron_task(
 ) -> Task:
     """A WinoPron-family task, forced choice in both option orders (cloze with a template).
 
-    ``dataset`` is a :class:`DatasetAccess` or a loader module; ``sample`` the file ``load()``
-    reads without a source. With the ``dataset-prompts`` template the dataset's own prompts are
+    ``dataset`` is a :class:`DatasetAccess` or a loader (a module or an adaptation object);
+    ``language`` defaults to the dataset's ``language``; ``sample`` is the file ``load()`` reads
+    without a source. With the ``dataset-prompts`` template the dataset's own prompts are
     asked and sentences without one get ``fallback_template`` (default: ``template``).
     ``wording`` turns a candidate mention into its option text and other forms, ``cloze_wording``
     into its cloze continuation (default: the option text).
     """
+    code = language or getattr(dataset, "language", None)
+    if not code:
+        raise TaskError(f"task '{name}': give the language code (the dataset names none)")
+    lang = str(code)
     access = DatasetAccess.of(dataset)
     if sample is not None:
         access = access.with_sample(sample)
 
     def items(ds: Dataset) -> list[Item]:
-        return winopron_items(ds.table, language, stereotypes)
+        return winopron_items(ds.table, lang, stereotypes)
 
     def requests_for(ds: Dataset, tmpl: PromptTemplate) -> list[Request]:
         its = items(ds)
@@ -230,7 +235,7 @@ def winopron_task(
             if prompts is None:
                 return build_requests(choice_rows(its, wording, roles=ROLES), fallback)
             with_prompt = set(prompts["row_key"])
-            own = prompt_requests(ds, its, wording, language)
+            own = prompt_requests(ds, its, wording, lang)
             rest = [it for it in its if it.row_id not in with_prompt]
             return own + build_requests(choice_rows(rest, wording, roles=ROLES), fallback)
         return build_requests(choice_rows(its, wording, roles=ROLES), tmpl)
@@ -248,7 +253,7 @@ def winopron_task(
     t = Task(
         name=name,
         family=family or name,
-        description=description or f"WinoPron ({language}), forced choice in both option orders",
+        description=description or f"WinoPron ({lang}), forced choice in both option orders",
         source=access.source,
         protocol="forced_choice",
         metrics=metrics,
