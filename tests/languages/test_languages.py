@@ -84,7 +84,9 @@ def test_register_a_language_and_refuse_a_silent_replacement() -> None:
         ({"code": ""}, "needs a code"),
         ({"pronouns": {("masc", "nom"): ("x",)}}, "pronoun gender 'masc'"),
         ({"pronouns": {("male", "nominative"): ("x",)}}, "pronoun case 'nominative'"),
-        ({"pronouns": {("male", "nom"): "he"}}, "non-empty tuple"),
+        ({"pronouns": {("male", "nom"): "he"}}, "not the string 'he'"),
+        ({"pronouns": {("male", "nom"): ()}}, "has no forms"),
+        ({"answer_words": "svar"}, "not the string 'svar'"),
         ({"letter_lookalikes": {"а": "A"}}, "one upper-case letter"),
         ({"letter_lookalikes": {"Б": "b"}}, "not to an option letter"),
         ({"ambiguous_letters": {"В": "B"}}, "not a letter look-alike"),
@@ -94,6 +96,15 @@ def test_a_malformed_language_is_refused(kwargs: dict[str, object], message: str
     args: dict[str, object] = {"code": "bad", "name": "Bad", **kwargs}
     with pytest.raises(ValueError, match=message):
         Language(**args)  # type: ignore[arg-type]
+
+
+def test_a_record_keeps_its_own_copies() -> None:
+    pronouns = {("male", "nom"): ["han"]}
+    lang = Language(code="cp", name="Copy", answer_words=["svar"], pronouns=pronouns)  # type: ignore[arg-type]
+    pronouns["female", "nom"] = ["hun"]
+    assert lang.answer_words == ("svar",)
+    assert dict(lang.pronouns) == {("male", "nom"): ("han",)}
+    assert lang.pronoun_gender("hun") is None
 
 
 def test_the_contract_fields() -> None:
@@ -300,3 +311,14 @@ def test_ukrainian_nominative() -> None:
     assert uk.nominative("лікарці") == "лікарка"
     assert uk.nominative("лікареві") == "лікар"
     assert get_language("en").nominative("the doctor's") == "the doctor's"
+
+
+def test_pickling_keeps_registered_records_and_drops_a_made_analyser() -> None:
+    import pickle
+
+    uk = get_language("uk")
+    uk.phrase_gender("лікар")  # the analyser is made and memoised
+    assert pickle.loads(pickle.dumps(uk)) is uk
+    copy = pickle.loads(pickle.dumps(DANISH))
+    assert copy is not DANISH and copy.answer_words == DANISH.answer_words
+    assert normalise("Svar: B", DA_OPTS, copy) == "distractor"

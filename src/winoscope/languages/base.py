@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
 
 GENDERS = ("male", "female", "neutral", "plural", "neuter")
@@ -68,13 +68,33 @@ class Language:
     # letter is ambiguous
     ambiguous_letters: Mapping[str, str] = field(default_factory=dict)
     pronouns: Mapping[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    determiners: tuple[str, ...] = ()  # articles a mention may start with ("the", "a", "an")
     analyser: Callable[[], Analyser] | None = None
     _memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.code or not self.code.strip():
             raise ValueError("a Language needs a code (e.g. 'uk')")
+        # own copies as tuples and plain dicts: the record stays as it was declared
+        for name in ("answer_words", "or_words", "and_words", "determiners"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                raise ValueError(
+                    f"language {self.code!r}: {name} must be a tuple of words, not the string "
+                    f"{value!r}"
+                )
+            object.__setattr__(self, name, tuple(value))
+        object.__setattr__(
+            self, "pronouns", {key: _forms(forms) for key, forms in self.pronouns.items()}
+        )
+        object.__setattr__(self, "letter_lookalikes", dict(self.letter_lookalikes))
+        object.__setattr__(self, "ambiguous_letters", dict(self.ambiguous_letters))
         for (gender, case), forms in self.pronouns.items():
+            if isinstance(forms, str):
+                raise ValueError(
+                    f"language {self.code!r}: pronouns[{gender!r}, {case!r}] must be a tuple "
+                    f"of forms, not the string {forms!r}"
+                )
             if gender not in GENDERS:
                 raise ValueError(
                     f"language {self.code!r}: pronoun gender {gender!r} is not one of {GENDERS}"
@@ -83,10 +103,9 @@ class Language:
                 raise ValueError(
                     f"language {self.code!r}: pronoun case {case!r} is not one of {CASES}"
                 )
-            if isinstance(forms, str) or not forms:
+            if not forms:
                 raise ValueError(
-                    f"language {self.code!r}: pronouns[{gender!r}, {case!r}] must be a "
-                    f"non-empty tuple of forms, not {forms!r}"
+                    f"language {self.code!r}: pronouns[{gender!r}, {case!r}] has no forms"
                 )
         for key, label in (*self.letter_lookalikes.items(), *self.ambiguous_letters.items()):
             if len(key) != 1 or key != key.upper():
@@ -112,6 +131,13 @@ class Language:
 
     def __repr__(self) -> str:
         return f"Language({self.code!r}, {self.name!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle a registered language as its code (it unpickles to the registered record),
+        any other as its fields (the made analyser is not pickled: the factory remakes it)."""
+        if LANGUAGES.get(self.code) is self:
+            return (get_language, (self.code,))
+        return (_rebuild, ({f.name: getattr(self, f.name) for f in fields(self) if f.init},))
 
     # pronouns -------------------------------------------------------------------------------
     def pronoun_forms(self, gender: str, cases: Iterable[str] | None = None) -> frozenset[str]:
@@ -204,6 +230,15 @@ class Language:
         "лікарка"); the text as it is without one."""
         fn = self._optional("nominative")
         return str(fn(text)) if fn is not None else text
+
+
+def _forms(forms: Iterable[str]) -> tuple[str, ...] | str:
+    """A pronoun entry as a tuple (a bare string is kept, so the check can name it)."""
+    return forms if isinstance(forms, str) else tuple(forms)
+
+
+def _rebuild(kwargs: dict[str, Any]) -> Language:
+    return Language(**kwargs)
 
 
 _APOSTROPHES = str.maketrans({"’": "'", "ʼ": "'"})

@@ -11,6 +11,7 @@ ENGLISH = register_language(
         answer_words=("answer", "option", "correct answer"),
         or_words=("or",),
         and_words=("and",),
+        determiners=("the", "a", "an"),
         pronouns={
             ("male", "nom"): ("he",),
             ("male", "acc"): ("him",),

@@ -15,6 +15,7 @@ SWEDISH = register_language(
         answer_words=("svar", "svaret", "rätt svar", "alternativ", "answer", "option"),
         or_words=("eller", "or"),
         and_words=("och", "and"),
+        determiners=("en", "ett"),
         pronouns={
             ("male", "nom"): ("han",),
             ("male", "acc"): ("honom",),
