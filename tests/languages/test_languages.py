@@ -322,3 +322,47 @@ def test_pickling_keeps_registered_records_and_drops_a_made_analyser() -> None:
     copy = pickle.loads(pickle.dumps(DANISH))
     assert copy is not DANISH and copy.answer_words == DANISH.answer_words
     assert normalise("Svar: B", DA_OPTS, copy) == "distractor"
+
+
+def test_the_documented_danish_declaration() -> None:
+    """The example of docs/adding-a-dataset.md, run as written (then unregistered; a Danish
+    record registered elsewhere in the session is put back)."""
+    before = LANGUAGES.pop("da", None)
+    try:
+        danish = register_language(
+            Language(
+                code="da",
+                name="Danish",
+                answer_words=("svar", "korrekt svar", "answer"),  # "Svar: B"
+                or_words=("eller", "or"),  # "A eller B" names two letters: invalid
+                and_words=("og", "and"),
+                letter_lookalikes={},  # a Latin alphabet: no look-alikes
+                pronouns={
+                    ("male", "nom"): ("han",),
+                    ("male", "acc"): ("ham",),
+                    ("male", "poss"): ("hans",),
+                    ("female", "nom"): ("hun",),
+                    ("female", "acc"): ("hende",),
+                    ("female", "poss"): ("hendes",),
+                    ("neutral", "nom"): ("hen",),
+                    ("neutral", "poss"): ("hens",),
+                },
+                determiners=("en", "et", "den", "det"),
+            )
+        )
+        assert get_language("da") is danish
+        assert danish.pronoun_gender("hende") == "female"
+        assert danish.pronoun_table(("male", "female")) == {
+            "han": "male",
+            "ham": "male",
+            "hans": "male",
+            "hun": "female",
+            "hende": "female",
+            "hendes": "female",
+        }
+        assert normalise("Svar: B", DA_OPTS, "da") == "distractor"
+        assert normalise("A eller B", DA_OPTS, "da") == "invalid"
+    finally:
+        LANGUAGES.pop("da", None)
+        if before is not None:
+            LANGUAGES["da"] = before
