@@ -93,8 +93,8 @@ def test_prompts_are_danish(danish_task) -> None:  # type: ignore[no-untyped-def
 
 
 def _macro(rr) -> dict[str, float]:  # type: ignore[no-untyped-def]
-    m = rr.metrics
-    return dict(zip(m[m["split"] == "macro"]["metric"], m[m["split"] == "macro"]["value"]))
+    macro = rr.metrics[rr.metrics["split"] == "macro"]
+    return dict(zip(macro["metric"], macro["value"], strict=True))
 
 
 def test_baselines_score_as_worked_out(danish_task, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -119,3 +119,19 @@ def test_baselines_score_as_worked_out(danish_task, tmp_path: Path) -> None:  # 
     assert (tmp_path / "stereo" / "report.md").is_file()
     table = pd.read_csv(tmp_path / "stereo" / "metrics.csv")
     assert {"pro_accuracy", "anti_accuracy"} <= set(table["metric"])
+
+
+def test_free_text_answers_read_in_danish(danish_task) -> None:  # type: ignore[no-untyped-def]
+    from winoscope.protocols.forced_choice import answer_role
+    from winoscope.records import Response
+
+    ds = danish_task.load()
+    req = danish_task.build_requests(ds, DA_PROMPT)[0]  # A. mekanikeren (target), B. sekretæren
+
+    def role(text: str) -> str:
+        return answer_role(req, Response(req.request_id, "test", "test", text=text))
+
+    assert role("Svar: B") == "distractor"
+    assert role("**Svar:** A") == "target"
+    assert role("A eller B") == "invalid"  # two letters joined by the Danish "or"
+    assert role("Sekretæren.") == "distractor"  # names one option

@@ -133,6 +133,9 @@ def answer_role(request: Request, response: Response | None) -> str:
         if len(lp) != len(request.options) or len(set(lp)) < len(lp):
             return INVALID  # a tie picks nothing
         return request.options[max(range(len(lp)), key=lp.__getitem__)].role
+    # the item's language gives the answer words and letter look-alikes (Ukrainian without one)
+    if request.item is not None:
+        return normalise(response.text, request.options, request.item.language)
     return normalise(response.text, request.options)
 
 
