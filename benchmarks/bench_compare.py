@@ -54,8 +54,8 @@ def make_runs(root: Path, n: int) -> list[Path]:
 def steps(runs: list[Path], out: Path) -> dict[str, float]:
     """The time of each step of ``compare_runs``, measured separately."""
     from winoscope.report import compare as c
+    from winoscope.report.figures import save_figure
     from winoscope.report.index import Page, write_index
-    from winoscope.report.plots import save_figure
     from winoscope.report.rundir import load_run_dir
 
     t: dict[str, float] = {}

@@ -108,7 +108,7 @@ def test_cli_associate_takes_mapping_and_combine(tmp_path: Path) -> None:
 
 def test_correlate_matching_nothing_is_an_error_without_a_figure(shared_data, tmp_path) -> None:
     import winoscope
-    from winoscope.scoring import occupation_correlation as oc
+    from winoscope.report import correlation_run
 
     run_dir = tmp_path / "run"
     winoscope.run(
@@ -121,14 +121,14 @@ def test_correlate_matching_nothing_is_an_error_without_a_figure(shared_data, tm
     stats = tmp_path / "stats.csv"
     stats.write_text("occupation,pct_female\nastronaut,20\nclown,40\n", encoding="utf-8")
     with pytest.raises(DatasetError, match="no occupation of the statistics matches"):
-        oc.correlate_run(run_dir, stats, n_boot=10)
+        correlation_run.correlate_run(run_dir, stats, n_boot=10)
     assert not (run_dir / "occupation_correlation.png").exists()
     # upper case, NFD: joined all the same
     nfd = tmp_path / "upper.tsv"
     src = (shared_data / "winogender-en" / "occupations-stats.tsv").read_text("utf-8")
     head, *rows = src.splitlines()
     nfd.write_text("\n".join([head, *(r.upper() for r in rows)]) + "\n", encoding="utf-8")
-    result = oc.correlate_run(run_dir, nfd, n_boot=10, out=tmp_path / "c")
+    result = correlation_run.correlate_run(run_dir, nfd, n_boot=10, out=tmp_path / "c")
     assert result.unmatched["without_statistics"] == []
 
 

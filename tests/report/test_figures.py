@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 from winoscope.report.correlation_figure import correlation_figure, statistic_name
+from winoscope.report.figures import new_figure
 from winoscope.report.labels import label_overlaps, place_labels
-from winoscope.report.plots import new_figure
 
 
 def test_drawing_and_saving_leave_rcparams_and_backend_alone(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ import winoscope.tasks.swewinogender  # registers the swewinogender tasks
 from winoscope.errors import ScoringError
 from winoscope.occupations import stats as st
 from winoscope.records import Request, Response
+from winoscope.report import correlation_run
 from winoscope.scoring import occupation_correlation as oc
 
 
@@ -158,7 +159,7 @@ def test_plot_is_written(winogender, tmp_path: Path) -> None:
     items, stats = winogender
     pred = items.assign(prediction_role=_stereotyped(items, stats, "bls"))
     shares = oc.occupation_shares(oc.items_from_predictions(pred, None))
-    path = oc.plot_correlation(
+    path = correlation_run.plot_correlation(
         shares, stats, tmp_path / "plot.png", correlations=oc.correlate(shares, stats, n_boot=20)
     )
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
@@ -207,7 +208,7 @@ def test_correlate_run_on_swewinogender(shared_data: Path, tmp_path: Path) -> No
     winoscope.run(
         "swewinogender/resolution", ScbStereotype(female_jobs), data=data, out=run_dir, n_boot=20
     )
-    result = oc.correlate_run(run_dir, aux, n_boot=200)
+    result = correlation_run.correlate_run(run_dir, aux, n_boot=200)
     by = result.shares.set_index("occupation")
     for occ in occs:
         assert by.loc[occ, "female_minus_male"] == (1.0 if occ in female_jobs else -1.0)
@@ -284,7 +285,7 @@ def test_winogender_en_task_run_correlates(shared_data: Path, tmp_path: Path) ->
         out=run_dir,
         n_boot=20,
     )
-    result = oc.correlate_run(
+    result = correlation_run.correlate_run(
         run_dir, shared_data / "winogender-en" / "occupations-stats.tsv", n_boot=100
     )
     assert len(result.shares) == 60

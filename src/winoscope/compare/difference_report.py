@@ -24,16 +24,16 @@ import pandas as pd
 from .._version import __version__
 from ..report.compare import latex_escape
 from ..report.html import environment
-from ..report.plots import (
+from ..report.figures import (
     ReportFigure,
     SavedFigure,
-    _forest,
+    forest,
     new_figure,
     plain,
     save_figure,
-    stratum_label,
     styled,
 )
+from ..report.plots import stratum_label
 from ..report.writer import write_json
 from .difference import DiffResult, summary_rows
 
@@ -153,7 +153,7 @@ def forest_figure(result: DiffResult) -> ReportFigure | None:
     summary = table[summary_rows(table)]
     summary = summary[~summary["diff"].isna()]
     gaps = table[(table["measure"] == "B - A") & ~summary_rows(table)]
-    from ..report.plots import signed_gap_metrics
+    from ..scoring.metric import signed_gap_metrics
 
     gaps = gaps[gaps["metric"].isin(signed_gap_metrics(list(table["metric"])))]
     gaps = gaps[~gaps["diff"].isna()]
@@ -178,7 +178,7 @@ def forest_figure(result: DiffResult) -> ReportFigure | None:
             else f"{r.metric} · {stratum_label(str(r.split), str(r.type))}"
             for r in rows.itertuples(index=False)
         ]
-        _forest(
+        forest(
             ax,
             labels,
             rows[["diff", "ci_low", "ci_high"]].to_numpy(dtype=float),

@@ -37,8 +37,8 @@ def plot_association(
     import matplotlib
     from matplotlib.lines import Line2D
 
+    from ..report.figures import BLUE, STYLE, VERMILLION, new_figure
     from ..report.labels import place_labels
-    from ..report.plots import BLUE, STYLE, VERMILLION, new_figure
 
     occ = result.occupations
     if "real_world" not in occ.columns:

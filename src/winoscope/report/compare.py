@@ -29,19 +29,18 @@ import pandas as pd
 
 from .._version import __version__
 from ..errors import DatasetError
-from .html import environment
-from .plots import (
+from ..scoring.metric import gap_meaning, signed_gap_metrics
+from .figures import (
     DPI,
     ReportFigure,
     SavedFigure,
-    _forest,
-    gap_meaning,
+    forest,
     new_figure,
     plain,
     save_figure,
-    signed_gap_metrics,
     styled,
 )
+from .html import environment
 from .rundir import RunDir, load_run_dir
 from .tables import Cell, fmt, fmt_ci, headline_metrics, is_missing
 
@@ -306,7 +305,7 @@ def forest_figure(tidy: pd.DataFrame) -> ReportFigure | None:
     )
     for ax, (task, metric) in zip(axes[:, 0], panels, strict=True):
         rows = sub[(sub["task"] == task) & (sub["metric"] == metric)]
-        _forest(
+        forest(
             ax,
             [
                 f"{m}{' †' if f else ''}"

@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from .figures import GENDER_COLOURS, GENDER_MARKERS, GREY, new_figure, plain, styled
 from .labels import place_labels
-from .plots import GENDER_COLOURS, GENDER_MARKERS, GREY, new_figure, plain, styled
 
 STATISTIC_NAMES = {
     "bls": "% women employed (US Bureau of Labor Statistics)",

@@ -16,8 +16,8 @@ from pathlib import Path
 import pandas as pd
 
 from .._version import __version__
+from ..scoring.metric import signed_gap_metrics
 from .html import environment
-from .plots import signed_gap_metrics
 from .rundir import RunDir
 from .tables import Cell, headline_metrics, macro_cells
 

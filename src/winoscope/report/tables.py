@@ -1,7 +1,8 @@
 """Metric tables shaped for display: shared by the HTML report, ``show`` and ``compare``.
 
-Everything here is generic over metric names and strata: a stratum is a ``(split, type)`` pair
-of the tidy metrics frame and ``split == "macro"`` marks the macro average.
+Everything here is generic over strata (a stratum is a ``(split, type)`` pair of the tidy
+metrics frame and ``split == "macro"`` marks the macro average) and reads what a metric is from
+its declaration (:mod:`winoscope.scoring.metric`), never from its name.
 """
 
 from __future__ import annotations
@@ -13,9 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from .plots import metrics_naming, signed_gap_metrics, strata, stratum_label
-
-CONDITION_TOKENS = ("pro", "anti")
+from ..scoring.metric import CONDITION_GROUPS, GENDER_GROUPS, get_metric, signed_gap_metrics
+from .plots import metrics_naming, strata, stratum_label
 
 
 def is_missing(x: Any) -> bool:
@@ -127,19 +127,20 @@ def metric_tables(metrics: pd.DataFrame) -> list[tuple[str, WideTable]]:
 
 
 def headline_metrics(names: Sequence[str], limit: int = 6) -> list[str]:
-    """The metrics a reader should see first: signed gaps, overall accuracy, per-group accuracy.
+    """The metrics a reader should see first, by their declarations: signed gaps, the overall
+    score, per-condition and per-gender scores, consistency, then the rest (absolute gaps last
+    out: the signed gap says the same with its sign).
 
     >>> headline_metrics(["pro_accuracy", "anti_accuracy", "overall_accuracy", "signed_bias_gap",
     ...                   "absolute_bias_gap", "pair_consistency"])
     ['signed_bias_gap', 'overall_accuracy', 'pro_accuracy', 'anti_accuracy', 'pair_consistency']
     """
-    from .plots import GENDER_TOKENS
-
+    specs = {m: get_metric(m) for m in names}
     ordered = signed_gap_metrics(names)
-    ordered += [m for m in names if m.startswith("overall") or m == "accuracy"]
-    ordered += metrics_naming(names, CONDITION_TOKENS) + metrics_naming(names, GENDER_TOKENS)
-    ordered += [m for m in names if "consistency" in m and "order" not in m]
-    ordered += [m for m in names if "absolute" not in m]
+    ordered += [m for m in names if specs[m].role == "overall"]
+    ordered += metrics_naming(names, CONDITION_GROUPS) + metrics_naming(names, GENDER_GROUPS)
+    ordered += [m for m in names if specs[m].kind == "consistency" and not specs[m].role]
+    ordered += [m for m in names if not (specs[m].kind == "gap" and not specs[m].signed_gap)]
     return list(dict.fromkeys(ordered))[:limit]
 
 

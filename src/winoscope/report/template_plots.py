@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from .plots import BLUE, GREY, ReportFigure, new_figure, plain, signed_gap_metrics, styled
+from ..scoring.metric import signed_gap_metrics
+from .figures import BLUE, GREY, ReportFigure, new_figure, plain, styled
 
 KEY = "template_metrics"
 MAX_PANELS = 6

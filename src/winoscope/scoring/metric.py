@@ -37,8 +37,9 @@ shown as plain numbers until it declares them.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, TypeVar, get_args
 
 Kind = Literal[
@@ -81,6 +82,8 @@ class MetricSpec:
     measure: str = ""
     role: Role = ""
     declared: bool = True
+    # the module that declared it (not part of the meaning: two scorers may share a metric)
+    module: str = field(default="", compare=False)
 
     @property
     def signed_gap(self) -> bool:
@@ -133,7 +136,8 @@ def metric(
     comps = tuple(components)
     if kind == "gap" and len(comps) != 2:
         raise ValueError(f"metric {name!r}: a gap names its two components (a, b) for a - b")
-    spec = MetricSpec(name, kind, direction, comps, label, card, group, measure, role)
+    caller = str(sys._getframe(1).f_globals.get("__name__", ""))
+    spec = MetricSpec(name, kind, direction, comps, label, card, group, measure, role, True, caller)
     old = METRICS.get(name)
     if old is not None and old != spec:
         raise ValueError(f"metric {name!r} is already declared with another meaning: {old}")
@@ -161,7 +165,7 @@ def get_metric(name: str) -> MetricSpec:
     return MetricSpec(str(name), "count", "none", declared=False)
 
 
-def signed_gaps(names: Iterable[str]) -> list[str]:
+def signed_gap_metrics(names: Iterable[str]) -> list[str]:
     """The names declared as signed gaps, in order, once each."""
     return [m for m in dict.fromkeys(names) if get_metric(m).signed_gap]
 
@@ -181,10 +185,15 @@ def gap_meaning(name: str) -> str:
     return name.replace("_", " ")
 
 
-def declared_names() -> list[str]:
-    """Every declared metric name (importing the built-in scorers first)."""
+def declared_names(builtin: bool = False) -> list[str]:
+    """Every declared metric name (importing the built-in scorers first); with ``builtin``,
+    only those the winoscope package declares (not this module's examples)."""
     load_builtin()
-    return sorted(METRICS)
+    return sorted(
+        name
+        for name, spec in METRICS.items()
+        if not builtin or (spec.module.startswith("winoscope.") and spec.module != __name__)
+    )
 
 
 _LOADED: list[bool] = []

@@ -1,0 +1,166 @@
+"""Shared pieces of every report figure: colours, the local style, explicit figures, saving.
+
+Figures are explicit :class:`matplotlib.figure.Figure` objects drawn inside a local
+``rc_context`` (:data:`STYLE`): nothing here selects a backend or changes the user's
+``rcParams``, so a notebook that imports winoscope keeps its own settings. They are written as
+PNG (embedded in the HTML) and SVG (for papers) with fixed metadata, so the same run gives the
+same files.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+import matplotlib
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+# Okabe-Ito: distinguishable with the common colour-vision deficiencies
+BLUE, ORANGE, VERMILLION, GREEN, SKY, PURPLE, GREY = (
+    "#0072B2",
+    "#E69F00",
+    "#D55E00",
+    "#009E73",
+    "#56B4E9",
+    "#CC79A7",
+    "#7F7F7F",
+)
+PALETTE = (BLUE, VERMILLION, GREEN, ORANGE, PURPLE, SKY, GREY)
+GENDER_COLOURS = {"male": BLUE, "female": VERMILLION, "plural": GREEN, "neutral": GREEN}
+GENDER_MARKERS = {"male": "s", "female": "o", "plural": "^", "neutral": "^"}
+
+DPI = 144
+
+STYLE: dict[Any, Any] = {  # rc_context wants its literal key type
+    "svg.hashsalt": "winoscope",
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.titlesize": 10,
+    "axes.titleweight": "bold",
+}
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def styled(fn: Callable[P, R]) -> Callable[P, R]:
+    """Run a drawing function inside ``rc_context(STYLE)``: the style applies to what it draws
+    and the caller's rcParams are untouched afterwards."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        with matplotlib.rc_context(STYLE):
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def new_figure(
+    nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float], dpi: int = DPI, **kw: Any
+) -> tuple[Figure, Any]:
+    """A figure unknown to pyplot (no backend, no global figure list) and its axes, as
+    ``pyplot.subplots`` would return them."""
+    fig = Figure(figsize=figsize, dpi=dpi)
+    return fig, fig.subplots(nrows, ncols, **kw)
+
+
+@dataclass
+class ReportFigure:
+    """A figure ready to save: ``key`` is the file stem under ``plots/``."""
+
+    key: str
+    title: str
+    caption: str
+    figure: Figure
+
+
+@dataclass(frozen=True)
+class SavedFigure:
+    key: str
+    title: str
+    caption: str
+    png: bytes
+    png_path: Path
+    svg_path: Path
+
+    @property
+    def pixels(self) -> tuple[int, int]:
+        """(width, height) of the PNG, read from its IHDR chunk."""
+        return (
+            int.from_bytes(self.png[16:20], "big"),
+            int.from_bytes(self.png[20:24], "big"),
+        )
+
+    @property
+    def css_width(self) -> int:
+        """Display width in CSS pixels: the figure's size in inches at 96 px per inch."""
+        return round(self.pixels[0] * 96 / DPI)
+
+
+def plain(text: str) -> str:
+    """Data text as a literal label: matplotlib would read ``$...$`` as mathematics."""
+    return str(text).replace("$", r"\$")
+
+
+def err(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Error-bar half-lengths; a missing interval draws no bar."""
+    low = np.where(np.isnan(lo), 0.0, np.clip(values - lo, 0, None))
+    high = np.where(np.isnan(hi), 0.0, np.clip(hi - values, 0, None))
+    return np.vstack([low, high])
+
+
+def forest(ax: Axes, labels: Sequence[str], values: np.ndarray, emphasise: Sequence[bool]) -> None:
+    """Shared by the run gap plot and the comparison forest plot (rows top to bottom).
+
+    Rows are drawn with one ``errorbar`` call per look (colour x emphasis), not one per row, so
+    a comparison of many runs stays quick to draw."""
+    y = np.arange(len(labels))[::-1]
+    values = np.asarray(values, dtype=float).reshape(-1, 3)
+    v, lo, hi = values[:, 0], values[:, 1], values[:, 2]
+    excludes = ~np.isnan(lo) & ((lo > 0) | (hi < 0))
+    strong = np.asarray(emphasise, dtype=bool)
+    side = np.where(~excludes, 0, np.where(v > 0, 1, -1))
+    for s in (0, 1, -1):
+        colour = {0: "#555555", 1: VERMILLION, -1: BLUE}[s]
+        for emph in (True, False):
+            rows = (side == s) & (strong == emph)
+            if not rows.any():
+                continue
+            ax.errorbar(
+                v[rows],
+                y[rows],
+                xerr=err(v[rows], lo[rows], hi[rows]),
+                fmt="D" if emph else "o",
+                ms=7 if emph else 5,
+                capsize=3,
+                color=colour,
+                mfc=colour if s != 0 else "white",
+                lw=1.8 if emph else 1.2,
+            )
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_yticks(y, [plain(x) for x in labels])
+    finite = values[np.isfinite(values)] if values.size else np.array([0.0])
+    bound = max(0.1, float(np.abs(finite).max()) if finite.size else 0.1) * 1.1
+    ax.set_xlim(-min(bound, 1.05), min(bound, 1.05))
+    ax.set_ylim(-0.7, len(labels) - 0.3)
+    ax.grid(axis="x", alpha=0.3)
+
+
+def save_figure(fig: ReportFigure, folder: Path) -> SavedFigure:
+    """Write ``folder/KEY.png`` and ``folder/KEY.svg``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    png_path, svg_path = folder / f"{fig.key}.png", folder / f"{fig.key}.svg"
+    buf = io.BytesIO()
+    with matplotlib.rc_context(STYLE):
+        fig.figure.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+        png = buf.getvalue()
+        png_path.write_bytes(png)
+        fig.figure.savefig(svg_path, format="svg", metadata={"Date": None, "Creator": None})
+    return SavedFigure(fig.key, fig.title, fig.caption, png, png_path, svg_path)
