@@ -31,7 +31,7 @@ import pandas as pd
 from ..errors import ScoringError
 from .base import METRIC_COLUMNS, Stratum, stratified_rows
 from .coref_metrics import CONLL_METRICS, Counts, DocumentScore, score_document
-from .metric import Kind, metric
+from .metric import Kind, group_metrics, metric
 from .stats import resample_weights
 
 Span = tuple[int, int]
@@ -60,23 +60,15 @@ SUBSETS = {
     "cross_control": "the cross-control documents",
 }
 for _m, (_kind, _what) in MEASURES.items():
-    metric(_m, kind=_kind, direction="higher", card=f"{_what[0].upper()}{_what[1:]}.")
-    for _sub, _docs in SUBSETS.items():
-        metric(
-            f"{_m}_{_sub}",
-            kind=_kind,
-            direction="higher",
-            group=_sub if _sub in ("pro", "anti") else "",
-            measure=_m,
-            card=f"{_what[0].upper()}{_what[1:]} on {_docs}.",
-        )
-for _ctx in ("double", "single"):
-    metric(
-        f"{_ctx}_conll_f1",
-        kind="f1",
-        direction="higher",
-        card=f"CoNLL F1 on the {_ctx}-context sentences.",
-    )
+    _what = _what[0].upper() + _what[1:]
+    metric(_m, kind=_kind, direction="higher", card=f"{_what}.")
+    group_metrics(_m, SUBSETS, kind=_kind, name="{measure}_{group}", card=_what + " on {what}.")
+group_metrics(
+    "conll_f1",
+    {"double": "", "single": ""},
+    kind="f1",
+    card="CoNLL F1 on the {group}-context sentences.",
+)
 metric(
     "conll_f1_pro_minus_anti",
     kind="gap",

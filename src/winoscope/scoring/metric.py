@@ -38,7 +38,7 @@ shown as plain numbers until it declares them.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar, get_args
 
@@ -137,6 +137,8 @@ def metric(
     if kind == "gap" and len(comps) != 2:
         raise ValueError(f"metric {name!r}: a gap names its two components (a, b) for a - b")
     caller = str(sys._getframe(1).f_globals.get("__name__", ""))
+    if caller == __name__:  # declared through group_metrics: the module that called it
+        caller = str(sys._getframe(2).f_globals.get("__name__", ""))
     spec = MetricSpec(name, kind, direction, comps, label, card, group, measure, role, True, caller)
     old = METRICS.get(name)
     if old is not None and old != spec:
@@ -147,6 +149,35 @@ def metric(
         return fn
 
     return decorate
+
+
+def group_metrics(
+    measure: str,
+    groups: Mapping[str, str],
+    *,
+    kind: Kind,
+    card: str,
+    name: str = "{group}_{measure}",
+    direction: Direction = "higher",
+) -> None:
+    """Declare ``measure`` restricted to each of ``groups`` (group -> its description): the
+    metric ``name`` (``{group}``, ``{measure}`` filled in), whose ``card`` may use ``{what}``,
+    the description. A group that is a condition or pronoun gender becomes the spec's ``group``
+    (for the by-group plots); any other (a control subset) is a plain score.
+
+    >>> group_metrics("example_score", {"pro": "pro items"}, kind="accuracy", card="On {what}.")
+    >>> get_metric("pro_example_score").group, get_metric("pro_example_score").card
+    ('pro', 'On pro items.')
+    """
+    for group, what in groups.items():
+        metric(
+            name.format(group=group, measure=measure),
+            kind=kind,
+            direction=direction,
+            group=group if group in (*CONDITION_GROUPS, *GENDER_GROUPS) else "",
+            measure=measure,
+            card=card.format(group=group, what=what),
+        )
 
 
 def get_metric(name: str) -> MetricSpec:

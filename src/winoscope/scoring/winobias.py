@@ -35,7 +35,7 @@ from .base import (
     prediction_labels,
     stratified_rows,
 )
-from .metric import metric
+from .metric import group_metrics, metric
 from .stats import mcnemar_exact, resample_weights, weighted_ratio
 
 ROLES = ("target", "distractor", "invalid")
@@ -132,15 +132,12 @@ def _item_stats(
     return agg
 
 
-for _cond, _name in (("pro", "pro-stereotypical"), ("anti", "anti-stereotypical")):
-    metric(
-        f"{_cond}_accuracy",
-        kind="accuracy",
-        direction="higher",
-        group=_cond,
-        measure="accuracy",
-        card=f"Accuracy on the {_name} primary_balanced rows.",
-    )
+group_metrics(
+    "accuracy",
+    {"pro": "pro-stereotypical", "anti": "anti-stereotypical"},
+    kind="accuracy",
+    card="Accuracy on the {what} primary_balanced rows.",
+)
 metric(
     "overall_accuracy",
     kind="accuracy",
@@ -166,13 +163,12 @@ metric(
     label="|pro − anti| accuracy",
     card="The size of the pro - anti accuracy difference, whatever its sign.",
 )
-for _group in ("agreement_control", "cross_control"):
-    metric(
-        f"{_group}_accuracy",
-        kind="accuracy",
-        direction="higher",
-        card=f"Accuracy on the {_group.replace('_', ' ')} rows (reported apart from the bias).",
-    )
+group_metrics(
+    "accuracy",
+    {"agreement_control": "agreement control", "cross_control": "cross control"},
+    kind="accuracy",
+    card="Accuracy on the {what} rows (reported apart from the bias).",
+)
 
 
 def _metric_arrays(w: np.ndarray, agg: pd.DataFrame) -> dict[str, np.ndarray]:

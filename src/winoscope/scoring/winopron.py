@@ -49,7 +49,7 @@ import pandas as pd
 
 from ..errors import ScoringError
 from .base import METRIC_COLUMNS, ScoreResult, metric_row, order_consistency, prediction_labels
-from .metric import metric
+from .metric import group_metrics, metric
 from .stats import mcnemar_exact, resample_weights, weighted_ratio
 
 PREDICTIONS = ("occupation", "participant", "invalid")
@@ -67,23 +67,19 @@ METRICS = (
 )
 
 
-for _ctx, _what in (("double", "both entities"), ("single", "one entity: the controls")):
-    metric(
-        f"{_ctx}_accuracy",
-        kind="accuracy",
-        direction="higher",
-        card=f"Accuracy on the {_ctx}-context sentences ({_what}).",
-    )
+group_metrics(
+    "accuracy",
+    {"double": "both entities", "single": "one entity: the controls"},
+    kind="accuracy",
+    card="Accuracy on the {group}-context sentences ({what}).",
+)
 # the third set is plural (Ukrainian) or neutral (English singular they)
-for _set in ("male", "female", "plural", "neutral"):
-    metric(
-        f"{_set}_accuracy",
-        kind="accuracy",
-        direction="higher",
-        group=_set,
-        measure="accuracy",
-        card=f"Double-context accuracy with {_set} pronouns.",
-    )
+group_metrics(
+    "accuracy",
+    {s: s for s in ("male", "female", "plural", "neutral")},
+    kind="accuracy",
+    card="Double-context accuracy with {what} pronouns.",
+)
 metric(
     "gender_gap",
     kind="gap",
