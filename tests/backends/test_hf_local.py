@@ -3,36 +3,25 @@
 from __future__ import annotations
 
 import itertools
-import json
 import math
 from pathlib import Path
 
 import pytest
 import torch
+from hf_requests import by_id, letter_reference, make_requests
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from tiny_lm import build_tiny_gpt2
 from winoscope.backends import create_backend
 from winoscope.backends.hf_batching import length_sorted_batches
-from winoscope.backends.hf_identity import model_fingerprint, weights_sha256
-from winoscope.backends.hf_local import HFLocalBackend
+from winoscope.backends.hf_identity import model_fingerprint
 from winoscope.backends.hf_options import CLOZE_SCORING
 from winoscope.errors import BackendError
-from winoscope.protocols.forced_choice import UK_DEFAULT, answer_role
+from winoscope.protocols.forced_choice import answer_role
 from winoscope.records import Option, Request
 from winoscope.runner import run
 
 torch.set_num_threads(1)
-
-
-@pytest.fixture(scope="module")
-def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2") / "model", seed=1)
-
-
-@pytest.fixture(scope="module")
-def tiny_chat_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-chat") / "model", seed=2, chat=True)
 
 
 @pytest.fixture(scope="module")
@@ -53,67 +42,6 @@ def reference(tiny_dir: Path):  # type: ignore[no-untyped-def]
         return sum(float(logp[len(p) + k - 1, c[k]]) for k in range(len(c)))
 
     return tok, logprob
-
-
-def make_requests(n: int = 7) -> list[Request]:
-    """Prompts of different lengths; options whose texts take one or several tokens."""
-    sentences = [
-        "Лікар найняв секретарку, бо він мав багато пацієнтів.",
-        "Кухар подякував прибиральниці, бо вона допомогла йому.",
-        "The doctor hired the secretary.",
-        "Речення.",
-        "Лікар подякував кухарю, бо він допомогла.",
-        "A",
-        "Прочитайте речення і визначте, кого позначає займенник, бо вона мала багато справ.",
-    ]
-    pairs = [("лікар", "секретарка"), ("кухар", "прибиральниця"), ("doctor", "secretary")]
-    out = []
-    for i in range(n):
-        a, b = pairs[i % len(pairs)]
-        prompt = UK_DEFAULT.render(
-            sentence=sentences[i % len(sentences)], pronoun="він", option_a=a, option_b=b
-        )
-        out.append(
-            Request(
-                request_id=f"r{i}",
-                kind="choice",
-                prompt=prompt,
-                options=(Option("A", a, "target"), Option("B", b, "distractor")),
-                row_id=f"row{i}",
-                item_id=f"item{i}",
-            )
-        )
-    return out
-
-
-def by_id(backend: HFLocalBackend, requests: list[Request]) -> dict[str, tuple[float, ...]]:
-    got = {}
-    for r in backend.respond(requests):
-        assert r.error is None, r.error
-        assert r.option_logprobs is not None
-        got[r.request_id] = r.option_logprobs
-    assert set(got) == {r.request_id for r in requests}
-    return got
-
-
-def letter_reference(tok, model, prompt_ids: list[int], labels, cyrillic: bool):  # type: ignore[no-untyped-def]
-    """Per label log(sum of p(spelling)) over its one-token spellings, and the total mass."""
-    twins = {"A": "А", "B": "В"}
-    with torch.no_grad():
-        logits = model(input_ids=torch.tensor([prompt_ids])).logits[0, -1]
-    p = torch.softmax(logits.double(), dim=-1)
-    values, mass = [], 0.0
-    for label in labels:
-        forms = [label, " " + label] + ([twins[label], " " + twins[label]] if cyrillic else [])
-        ids = {
-            t[0]
-            for t in (tok(f, add_special_tokens=False)["input_ids"] for f in forms)
-            if len(t) == 1
-        }
-        total = sum(float(p[i]) for i in ids)
-        values.append(math.log(total))
-        mass += total
-    return values, mass
 
 
 @pytest.mark.parametrize("batch_size", [1, 3, 16, "auto"])
@@ -312,76 +240,6 @@ def test_prompt_longer_than_the_context_is_an_error_response(tmp_path, reference
         assert (role == "error") == (req.request_id in too_long)
 
 
-def test_weights_hash_follows_the_checkpoint(tmp_path, tiny_dir):
-    a = build_tiny_gpt2(tmp_path / "a", seed=1)
-    b = build_tiny_gpt2(tmp_path / "b", seed=3)
-    assert weights_sha256(a) == weights_sha256(tiny_dir)  # same seed, same bytes
-    assert weights_sha256(a) != weights_sha256(b)
-    assert model_fingerprint(a) == model_fingerprint(tiny_dir)
-    assert model_fingerprint(a) != model_fingerprint(b)  # same headers, other weights
-    backend = create_backend(f"hf:{a}", verify="full")
-    assert backend.params["fingerprint"] == model_fingerprint(a)
-    assert "weights_sha256" not in backend.runtime  # hashed when loaded, not when created
-    backend.load()
-    assert backend.runtime["weights_sha256"] == weights_sha256(a)
-    plain = create_backend(f"hf:{a}")
-    plain.load()
-    assert "weights_sha256" not in plain.runtime
-
-
-def test_bad_specs_and_options_are_clear_errors(tmp_path, tiny_dir):
-    with pytest.raises(BackendError, match="not a local directory"):
-        create_backend(f"hf:{tmp_path / 'missing'}")
-    with pytest.raises(BackendError, match="mode='bogus'"):
-        create_backend(f"hf:{tiny_dir}", mode="bogus")
-    with pytest.raises(BackendError, match="unknown option"):
-        create_backend(f"hf:{tiny_dir}", temperature=0.7)
-    with pytest.raises(BackendError, match="batch_size"):
-        create_backend(f"hf:{tiny_dir}", batch_size=0)
-    with pytest.raises(BackendError, match="chat"):
-        create_backend(f"hf:{tiny_dir}", chat="maybe")
-    with pytest.raises(BackendError, match="revision= applies to hub ids"):
-        create_backend(f"hf:{tiny_dir}", revision="main")
-    with pytest.raises(BackendError, match="at revision v9"):
-        create_backend("hf:no-such-org/no-such-model", revision="v9")
-    with pytest.raises(BackendError, match="verify='all'"):
-        create_backend(f"hf:{tiny_dir}", verify="all")
-    with pytest.raises(BackendError, match="batch_size='big'"):
-        create_backend(f"hf:{tiny_dir}", batch_size="big")
-    with pytest.raises(BackendError, match="chat=true: the tokenizer has no chat template"):
-        create_backend(f"hf:{tiny_dir}", chat=True)
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    backend = create_backend(f"hf:{empty}")
-    with pytest.raises(BackendError, match="cannot load a causal language model"):
-        list(backend.respond(make_requests(1)))
-
-
-def test_end_to_end_run_picks_the_larger_logprob_in_each_order(tiny_dir):
-    rr = run("winobias-uk", f"hf:{tiny_dir}", n_boot=50)
-    preds = rr.predictions
-    assert len(preds) == len(rr.dataset.table)
-    assert rr.manifest["model"]["spec"] == f"hf:{tiny_dir}"
-    assert rr.manifest["model"]["params"]["mode"] == "letters"
-    for order in ("target_first", "distractor_first"):
-        for answer, role in zip(preds[f"answer_{order}"], preds[f"role_{order}"], strict=True):
-            a, b = (float(x) for x in answer.split()[1:])
-            first, second = (
-                order.split("_")[0],
-                ("distractor" if order.startswith("t") else "target"),
-            )
-            assert role == (first if a > b else second)
-    combined = preds.apply(
-        lambda r: (
-            r["role_target_first"]
-            if r["role_target_first"] == r["role_distractor_first"]
-            else "invalid"
-        ),
-        axis=1,
-    )
-    assert (combined == preds["prediction_role"]).all()
-
-
 def test_a_flat_model_ties_every_option_and_scores_invalid(tmp_path):
     """Zero output embeddings give a uniform next-token distribution: every request ties."""
     model_dir = build_tiny_gpt2(tmp_path / "flat")
@@ -414,61 +272,3 @@ def test_requests_beyond_a_sliding_window_run_alone_and_score_the_same(tiny_dir,
     for req in reqs:
         expected = [logprob(req.prompt, " " + o.text) for o in req.options]
         assert got[req.request_id] == pytest.approx(expected, abs=1e-4)
-
-
-def test_cli_run_passes_the_mode_to_the_hf_backend(tiny_dir, tmp_path):
-    from typer.testing import CliRunner
-
-    from winoscope.cli import app
-
-    out = tmp_path / "run"
-    args = ["run", "winobias-uk", "--model", f"hf:{tiny_dir}", "--mode", "texts"]
-    res = CliRunner().invoke(app, [*args, "--out", str(out), "-q", "--bootstrap", "50"])
-    assert res.exit_code == 0, res.output
-    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["model"]["spec"] == f"hf:{tiny_dir}"
-    assert manifest["model"]["params"]["mode"] == "texts"
-    assert manifest["request_errors"] == 0
-    bad = CliRunner().invoke(app, ["run", "winobias-uk", "--model", f"hf:{tmp_path / 'nope'}"])
-    assert bad.exit_code == 2
-    assert "not a local directory" in bad.output
-
-
-def test_letter_mass_summary_against_hand_counts():
-    from winoscope.protocols.forced_choice import letter_mass_lines, letter_mass_summary
-    from winoscope.records import Response
-
-    masses = [0.9, 0.4, 0.2, 1.0, None]
-    rs = [Response(f"r{i}", "hf", "m", letter_mass=m) for i, m in enumerate(masses)]
-    summary = letter_mass_summary(rs)
-    assert summary == {
-        "requests": 4,
-        "mean": 0.625,  # (0.9 + 0.4 + 0.2 + 1.0) / 4
-        "below": 0.5,
-        "requests_below": 2,
-        "share_below": 0.5,
-    }
-    assert letter_mass_lines(summary) == [
-        "- **Letter mass** (probability on the offered option letters): mean 0.625 over 4 "
-        "requests; 50.0% (2) below 0.5"
-    ]
-    assert letter_mass_summary([Response("x", "hf", "m", option_logprobs=(-1.0, -2.0))]) is None
-    assert letter_mass_lines(None) == []
-
-
-def test_letter_mass_reaches_predictions_manifest_and_report(tiny_dir, tmp_path):
-    rr = run("winobias-uk", f"hf:{tiny_dir}", n_boot=20, out=tmp_path / "run")
-    preds = rr.predictions
-    assert preds["letter_mass"].between(0, 1).all()
-    summary = rr.manifest["letter_mass"]
-    assert summary["requests"] == rr.manifest["requests"]
-    # the row's mass is the mean over its two orders, so the means agree
-    assert preds["letter_mass"].mean() == pytest.approx(summary["mean"], abs=1e-6)
-    report = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
-    assert "**Letter mass**" in report
-    html = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
-    assert f"mean {summary['mean']:.3f} over {summary['requests']} requests" in html
-    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text(encoding="utf-8"))
-    assert metrics["letter_mass"] == summary
-    texts = run("winobias-uk", f"hf:{tiny_dir}", n_boot=20, backend_options={"mode": "texts"})
-    assert "letter_mass" not in texts.manifest and "letter_mass" not in texts.predictions

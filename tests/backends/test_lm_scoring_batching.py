@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 import torch
-
 from test_lm_scoring_cloze import winogender_cloze
+
 from tiny_lm import build_tiny_gpt2
 from winoscope.backends import create_backend
 from winoscope.backends.hf_batching import BatchSizer

@@ -9,8 +9,8 @@ import time
 
 import pytest
 import trustme
-
 from test_openai_backend import ask, make_requests
+
 from winoscope.backends import create_backend
 from winoscope.backends.openai_compat import EARLY_STOP
 from winoscope.errors import BackendError

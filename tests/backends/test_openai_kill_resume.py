@@ -13,8 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from test_resume_after_kill import cli, stored_rows
+
 from winoscope.backends.store import STORE_FILE
 from winoscope.tasks import get_task
 from winoscope.testing.openai_server import StubBehaviour, serve_in_thread

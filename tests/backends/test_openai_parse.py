@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 from aiohttp import web
-
 from test_openai_backend import ask
+
 from winoscope.backends import create_backend
 from winoscope.backends.openai_parse import (
     RequestFailed,

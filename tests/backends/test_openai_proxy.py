@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 from aiohttp import ClientSession, web
-
 from test_openai_backend import ask, make_requests
+
 from winoscope.errors import BackendError
 from winoscope.testing.openai_server import pick_letter, serve_in_thread
 
