@@ -123,8 +123,14 @@ class Adaptation:
         return self.columns.hub_id
 
     @property
-    def DEFAULT_SOURCE(self) -> str | None:
-        return self.default_source
+    def DEFAULT_SOURCE(self) -> str:
+        """What ``load()`` reads without a source: the default source, else the sample."""
+        if self.default_source:
+            return self.default_source
+        sample = self.columns.sample
+        if isinstance(sample, Mapping):
+            return f"winoscope:{self.name.replace('-', '_')}_sample"
+        return "" if sample is None else str(sample)
 
     @property
     def REVIEW_STATUS(self) -> str:
