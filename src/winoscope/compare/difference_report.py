@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
+from ..jsonio import write_json
 from ..report.compare import latex_escape
-from ..report.html import environment
 from ..report.figures import (
     ReportFigure,
     SavedFigure,
@@ -33,9 +33,9 @@ from ..report.figures import (
     save_figure,
     styled,
 )
+from ..report.html import environment
 from ..report.plots import stratum_label
-from ..report.writer import write_json
-from .difference import DiffResult, summary_rows
+from .diff_result import DiffResult, summary_rows
 
 
 def _num(x: Any, digits: int = 3, signed: bool = False) -> str:
