@@ -3,9 +3,6 @@ local HTTP server), their structure, bad input, and full runs."""
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +11,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from helpers_http import serve_folder
 from winoscope import DatasetError, run
 from winoscope.cli import app
 from winoscope.datasets.raw_files import RawFiles
@@ -35,18 +33,8 @@ def http_root(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> It
     root = tmp_path_factory.mktemp("root")
     (root / "shared").symlink_to(shared_data)
     (root / "extra").symlink_to(extra)
-    handler = functools.partial(QuietHandler, directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
+    with serve_folder(root) as url:
+        yield url
 
 
 # --- WinoBias -------------------------------------------------------------------------------

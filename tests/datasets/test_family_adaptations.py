@@ -3,15 +3,13 @@ language code, sample) onto the one WinoBias / WinoPron record family and its on
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from helpers_http import serve_folder
 from winoscope.datasets.loading import ColumnMap, load_tables
 from winoscope.datasets.schema import OCCUPATION_COLUMNS
 from winoscope.datasets.winobias import UK, WinoBias, bracket_adaptation
@@ -178,15 +176,8 @@ def test_bracket_adaptation_in_another_language(tmp_path: Path) -> None:
 def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
     root = tmp_path / "www"
     root.mkdir()
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
-    handler.log_message = lambda *a, **k: None  # type: ignore[attr-defined]
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield root, f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_folder(root) as url:
+        yield root, url
 
 
 def test_one_dispatch_reads_a_table_over_http(served: tuple[Path, str], tmp_path: Path) -> None:

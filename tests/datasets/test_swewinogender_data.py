@@ -3,16 +3,14 @@ directory; derived annotations; the mechanical checks on the real release and br
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from helpers_http import serve_folder
 from winoscope.datasets import swewinogender as sw
 from winoscope.datasets.sources import file_sha256
 from winoscope.errors import DatasetError
@@ -42,16 +40,8 @@ def http_root(tmp_path: Path) -> Iterator[tuple[Path, str]]:
     """A real HTTP server on 127.0.0.1 serving ``tmp_path/www``."""
     root = tmp_path / "www"
     root.mkdir()
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
-    handler.log_message = lambda *a, **k: None  # type: ignore[attr-defined]
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield root, f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_folder(root) as url:
+        yield root, url
 
 
 def test_real_file_shape_and_fields(real: sw.Dataset, real_file: Path) -> None:

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import shutil
-import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from helpers_http import serve_folder
 from winoscope.datasets import winobias_en_conll as en
 from winoscope.errors import DatasetError
 
@@ -58,18 +56,8 @@ def test_missing_inputs(tmp_path: Path, conll: Path) -> None:
 
 @pytest.fixture
 def http_root(shared_data: Path) -> Iterator[str]:
-    handler = functools.partial(
-        http.server.SimpleHTTPRequestHandler, directory=str(shared_data / "winobias-en")
-    )
-    handler.log_message = lambda *a, **k: None  # type: ignore[attr-defined]
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_folder(shared_data / "winobias-en") as url:
+        yield url
 
 
 def test_url_prefix_equals_local_folder(http_root: str, conll: Path) -> None:
