@@ -179,6 +179,7 @@ def test_plots_tables_and_cards_follow_the_declaration_not_the_name(tmp_path: Pa
     cells = macro_cells(metrics)
     assert cells["tilt"].signed and cells["tilt"].direction == "pos"  # interval above zero
     assert not cells["gap_filling_score"].signed
+    assert cells["tilt"].card == "A made-up signed difference."  # the headline card's sentence
     table = wide_table(metrics)
     signed = {name: [c.signed for c in row if c is not None] for name, row in table.rows}
     assert signed == {"tilt": [True, True], "gap_filling_score": [False]}

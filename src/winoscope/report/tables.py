@@ -39,6 +39,7 @@ class Cell:
     ci_high: float
     n: int
     signed: bool = False  # a signed difference: colour it when the interval excludes zero
+    card: str = ""  # the metric's declared one-sentence meaning, for headline cards
 
     @property
     def missing(self) -> bool:
@@ -155,7 +156,12 @@ def macro_cells(metrics: pd.DataFrame) -> dict[str, Cell]:
     gaps = set(signed_gap_metrics(list(macro["metric"].astype(str))))
     return {
         str(r.metric): Cell(
-            float(r.value), float(r.ci_low), float(r.ci_high), int(r.n), str(r.metric) in gaps
+            float(r.value),
+            float(r.ci_low),
+            float(r.ci_high),
+            int(r.n),
+            str(r.metric) in gaps,
+            get_metric(str(r.metric)).card,
         )
         for r in macro.itertuples(index=False)
     }
