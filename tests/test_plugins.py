@@ -4,7 +4,8 @@ The distribution is written into ``tmp_path`` the way an installer leaves it (th
 ``winoscope_plugin_demo-0.1.0.dist-info/{METADATA,entry_points.txt}``) and put on
 ``PYTHONPATH`` of a fresh ``winoscope`` process, so ``importlib.metadata`` finds it exactly as it
 finds one installed with pip. It registers a task (the bundled WinoBias-UK sample under another
-name) and a backend kind ``demo`` whose one model, ``last``, always picks the last option.
+name) by naming the task object, a second one (WinoPron-UK's) by naming a module that registers
+it, and a backend kind ``demo`` whose one model, ``last``, always picks the last option.
 """
 
 from __future__ import annotations
@@ -62,9 +63,19 @@ def make_demo(name: str, *, seed: int = 0, **unknown: Any) -> LastOption:
     return LastOption(model=name)
 '''
 
+PLUGIN_MORE = '''
+"""A module entry point: importing it registers its task itself."""
+import dataclasses
+
+from winoscope.tasks import get_task, task
+
+task(dataclasses.replace(get_task("winopron-uk"), name="demo-pron"))
+'''
+
 ENTRY_POINTS = """\
 [winoscope.tasks]
 demo-uk = winoscope_plugin_demo:TASK
+more = winoscope_plugin_demo.more
 
 [winoscope.backends]
 demo = winoscope_plugin_demo.backend:make_demo
@@ -78,6 +89,7 @@ def install_plugin(root: Path, entry_points: str = ENTRY_POINTS) -> Path:
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text(PLUGIN_INIT, encoding="utf-8")
     (pkg / "backend.py").write_text(PLUGIN_BACKEND, encoding="utf-8")
+    (pkg / "more.py").write_text(PLUGIN_MORE, encoding="utf-8")
     info = root / "winoscope_plugin_demo-0.1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(METADATA, encoding="utf-8")
@@ -108,6 +120,7 @@ def test_plugin_task_is_listed(plugin: Path) -> None:
     assert done.returncode == 0, done.stderr
     rows = {r["task"]: r for r in json.loads(done.stdout)}
     assert rows["demo-uk"]["description"] == "WinoBias-UK's bundled sample, registered by a plugin"
+    assert rows["demo-pron"]["metrics"] == rows["winopron-uk"]["metrics"]  # the module form
     assert "winobias-uk" in rows  # the built-in tasks are still there
 
 
