@@ -22,7 +22,8 @@ def _adopt(name: str, obj: Any) -> None:
         TASKS.add(t.name, t)
 
 
-# a module registers with ``task(Task(...))`` (or ``TASKS.add``); the rest are not imported
-TASKS.discover_with(__name__, ENTRY_POINT_GROUP, _adopt, registers=r"\btask\(|TASKS\.")
+# every module is imported: a module may register through ``task(Task(...))``, ``TASKS.add`` or
+# a family factory (``winobias_task(...)``), and none of them is heavy to import
+TASKS.discover_with(__name__, ENTRY_POINT_GROUP, _adopt)
 
 __all__ = ["ENTRY_POINT_GROUP", "TASKS", "Task", "get_task", "task"]
