@@ -1,4 +1,4 @@
-"""Prompt sensitivity: named templates, runs over several templates, the two-level bootstrap.
+"""Prompt sensitivity: runs over several named templates and the two-level bootstrap.
 
 The spread (min, max, sd) is recomputed from the template runs' own metrics.csv files and the
 two-level interval by an independent resampling written here (the scorer's item draws redone
@@ -10,7 +10,6 @@ two-level interval is its item interval.
 from __future__ import annotations
 
 import statistics
-import string
 import warnings
 from pathlib import Path
 
@@ -23,14 +22,13 @@ from tiny_lm import build_tiny_gpt2
 from winoscope import prompt_templates as reg
 from winoscope.cli import app
 from winoscope.errors import TaskError
-from winoscope.protocols.cloze import ClozeTemplate
-from winoscope.protocols.forced_choice import PromptTemplate
 from winoscope.runner import run
 from winoscope.scoring.templates import TEMPLATE_STREAM, two_level_interval
-from winoscope.sensitivity import run_templates, unique_names
+from winoscope.sensitivity import run_templates
 from winoscope.tasks import TASKS
 
 UK3 = ["uk-default-v1", "uk-plain-v1", "uk-question-v1"]
+
 N_BOOT = 300
 
 
@@ -40,115 +38,6 @@ def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     torch.set_num_threads(1)
     return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-templates") / "model", seed=1)
-
-
-def placeholders(text: str) -> set[str]:
-    return {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
-
-
-# --- the registry -------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("language", ["uk", "en", "sv"])
-@pytest.mark.parametrize("kind", ["choice", "cloze"])
-def test_three_named_templates_per_language_and_kind(language: str, kind: str) -> None:
-    names = reg.names(language, kind)
-    assert len(names) >= 3
-    assert len(set(names)) == len(names)
-    texts = [reg.get(n).template.text for n in names]
-    assert len(set(texts)) == len(texts)  # different wordings, not copies
-    for n in names:
-        assert reg.looks_like_name(n)
-
-
-def test_swedish_nli_has_three_templates_with_its_placeholders() -> None:
-    names = reg.names("sv", "nli")
-    assert len(names) >= 3
-    for n in names:
-        assert placeholders(reg.get(n).template.text) == set(reg.NLI_PLACEHOLDERS)
-
-
-def test_task_defaults_keep_their_names_and_texts() -> None:
-    from winoscope.protocols import cloze
-    from winoscope.protocols.forced_choice import UK_DEFAULT
-    from winoscope.protocols.forced_choice import EN_DEFAULT
-
-    assert reg.get("uk-default-v1").template is UK_DEFAULT
-    assert reg.get("en-default-v1").template is EN_DEFAULT
-    assert reg.get("uk-cloze-v1").template is cloze.UK_CLOZE
-    assert TASKS.get("winobias-uk").cloze_template is cloze.UK_CLOZE
-
-
-def test_resolve_by_name_file_and_text(tmp_path: Path) -> None:
-    assert reg.resolve("uk-plain-v1").name == "uk-plain-v1"
-    f = tmp_path / "mine.txt"
-    f.write_text("{sentence} {pronoun}?\nA. {option_a}\nB. {option_b}\n", encoding="utf-8")
-    assert reg.resolve(str(f)).name == "mine.txt"
-    literal = reg.resolve("{sentence}\nA. {option_a}\nB. {option_b}")
-    assert literal.name == "custom"
-    assert isinstance(reg.resolve("sv-cloze-who-v1", "cloze"), ClozeTemplate)
-    nli = reg.resolve("Premiss: {sentence}\n{hypothesis}\nA. {option_a}\nB. {option_b}", "nli")
-    assert isinstance(nli, PromptTemplate) and "hypothesis" in nli.allowed
-
-
-def test_resolve_refuses_typos_and_wrong_kinds() -> None:
-    with pytest.raises(TaskError, match=r"unknown prompt template 'uk-plan-v1'.*uk-plain-v1"):
-        reg.resolve("uk-plan-v1")
-    with pytest.raises(TaskError, match="is a cloze template"):
-        reg.resolve("uk-cloze-v1", "choice")
-    with pytest.raises(TaskError, match="is a choice template"):
-        reg.resolve("uk-plain-v1", "cloze")
-
-
-def test_same_name_twice_is_refused_or_renamed() -> None:
-    a = PromptTemplate("{sentence}\nA. {option_a}\nB. {option_b}", name="x")
-    b = PromptTemplate("{sentence}\nA. {option_a}\nB. {option_b}\nAnswer:", name="x")
-    with pytest.raises(TaskError, match="given twice"):
-        unique_names([a, a])
-    renamed = unique_names([a, b])
-    assert renamed[0].name == "x" and renamed[1].name.startswith("x-") and renamed[1].text == b.text
-
-
-def prompt_tasks() -> list[str]:
-    return [
-        n
-        for n in TASKS.names()
-        if TASKS.get(n).family in reg.LANGUAGES and TASKS.get(n).protocol != "coref"
-    ]
-
-
-@pytest.mark.parametrize("name", prompt_tasks())
-def test_every_builtin_template_renders_for_every_task(name: str, shared_data: Path) -> None:
-    t = TASKS.get(name)
-    english = reg.task_language(t) == "en"
-    ds = t.load(shared_data / t.family if english else None)
-    choice = reg.builtin_for(t)
-    assert len(choice) >= 3 and choice[0] is t.default_template
-    for tmpl in choice:
-        assert isinstance(tmpl, PromptTemplate)
-        reqs = t.build_requests(ds, tmpl)
-        assert reqs, tmpl.name
-        for r in reqs:
-            assert "{" not in r.prompt.replace("{{", "") and r.prompt.strip()
-            for opt in r.options:
-                assert opt.text in r.prompt
-    if t.build_cloze_requests is not None:
-        cloze = reg.builtin_for(t, cloze_mode=True)
-        assert len(cloze) >= 3 and cloze[0] is t.cloze_template  # the default first
-        for tmpl in cloze:
-            assert isinstance(tmpl, ClozeTemplate)
-            reqs = t.build_cloze_requests(ds, tmpl)
-            assert len(reqs) == len({r.row_id for r in reqs}) > 0
-            for r in reqs:
-                assert "{" not in r.prompt and all(o.text.startswith(" ") for o in r.options)
-
-
-def test_coref_tasks_have_no_templates_to_vary() -> None:
-    with pytest.raises(TaskError, match="no prompt templates to vary"):
-        reg.builtin_for(TASKS.get("winobias-uk/coref"))
-
-
-# --- the two-level interval by hand -----------------------------------------------------------
 
 
 def test_two_level_interval_hand_worked() -> None:
@@ -161,9 +50,6 @@ def test_two_level_interval_hand_worked() -> None:
     same = np.array([[0.1, 0.3, 0.5], [0.1, 0.3, 0.5]])
     lo, hi = two_level_interval(same, np.array([[2, 0], [0, 2], [1, 1]]))
     assert (lo, hi) == pytest.approx(tuple(np.quantile([0.1, 0.3, 0.5], [0.025, 0.975])))
-
-
-# --- runs ---------------------------------------------------------------------------------------
 
 
 def test_prompt_independent_baseline_has_no_spread() -> None:
@@ -363,43 +249,3 @@ def test_cloze_mode_asks_the_cloze_templates(tiny_dir: Path) -> None:
         run_templates(
             "winobias-uk", f"hf:{tiny_dir}", UK3, n_boot=20, backend_options={"mode": "cloze"}
         )
-
-
-def test_report_page_in_a_real_browser(tmp_path: Path) -> None:
-    """The page opens in headless Chromium: figure decoded, tables shown, nothing fetched from
-    elsewhere, and a template's text that holds markup is shown as text."""
-    import functools
-    import http.server
-    import shutil
-    import threading
-
-    from test_report_browser import ARTIFACTS, CHROMIUM, QuietHandler, _unavailable
-
-    if not CHROMIUM.exists() and shutil.which("chromium") is None:
-        _unavailable("chromium not installed (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("the playwright package is not installed")
-    from test_report_browser import open_in_chromium
-
-    hostile = "<script>alert(1)</script>{sentence}\nA. {option_a}\nB. {option_b}\n<b>Answer</b>:"
-    out = tmp_path / "site"
-    run_templates("winobias-uk", "baseline:random", ["uk-default-v1", hostile], out=out, n_boot=50)
-    handler = functools.partial(QuietHandler, directory=str(out))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{httpd.server_address[1]}/report.html"
-        got = open_in_chromium(
-            sync_playwright, url, tmp_path / "profile", ARTIFACTS / "sensitivity_report.png"
-        )
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-    assert got["status"] == 200 and got["console_errors"] == [] and got["foreign_requests"] == []
-    assert got["scripts"] == 0 and "<script>alert(1)</script>" in got["text"]
-    assert [i["w"] > 0 for i in got["images"]] == [True]
-    visible = {t["id"]: t["visible"] for t in got["tables"]}
-    assert visible["summary"] and visible["templates"]
-    assert "custom" in got["text"] and "two-level" in got["text"]
