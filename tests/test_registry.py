@@ -97,3 +97,20 @@ def test_tasks_and_backends_load_on_first_lookup() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.split("\n")[:2] == ["[] []", "True True"]
+
+
+def test_backend_walk_skips_no_registering_module() -> None:
+    """Importing every backends module afterwards (torch included) registers nothing more than
+    the filtered walk found."""
+    probe = textwrap.dedent(
+        """
+        import importlib, pkgutil
+        import winoscope.backends as b
+        found = b.BACKENDS.names()
+        for m in pkgutil.iter_modules(b.__path__):
+            importlib.import_module("winoscope.backends." + m.name)
+        print(found == sorted(b.BACKENDS._items), found)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.startswith("True ["), done.stdout
