@@ -248,7 +248,7 @@ def score(
 ) -> None:
     """Score predictions made elsewhere (the task's validation runs on the rows first)."""
     from ..datasets.validation import write_validation_json
-    from ..report.writer import write_json
+    from ..jsonio import write_json
     from ..runner import score as score_api
 
     try:
