@@ -103,7 +103,9 @@ def builtin_modules(package: str, registers: str = "") -> list[str]:
     """
     pkg = importlib.import_module(package)
     names = sorted(
-        f"{package}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_")
+        f"{package}.{m.name}"
+        for m in pkgutil.iter_modules(pkg.__path__)
+        if not m.name.startswith("_")
     )
     if not registers:
         return names
@@ -125,7 +127,11 @@ def _source_matches(name: str, pattern: re.Pattern[str]) -> bool:
 
 def entry_point_label(ep: Any) -> str:
     dist = getattr(ep, "dist", None)
-    where = f"distribution {dist.name} {dist.version}" if dist is not None else "an unknown distribution"
+    where = (
+        f"distribution {dist.name} {dist.version}"
+        if dist is not None
+        else "an unknown distribution"
+    )
     return f"entry point '{ep.name} = {ep.value}' (group {ep.group}) of {where}"
 
 

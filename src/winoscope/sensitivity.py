@@ -147,7 +147,9 @@ def run_templates(
     chosen = resolve_templates(t, templates, cloze_mode=cloze_mode)
     ds = t.load(data, revision=revision, split=split)  # once for every template's run
     out_dir = None if out is None else Path(out)
-    store_path = response_store_path(store, out_dir) if getattr(backend, "cacheable", True) else None
+    store_path = (
+        response_store_path(store, out_dir) if getattr(backend, "cacheable", True) else None
+    )
     runs: list[RunResult] = []
     captured: list[tuple[str, pd.DataFrame, dict[tuple[str, str, str], np.ndarray]]] = []
     draws: list[list[tuple[int, int, str]]] = []

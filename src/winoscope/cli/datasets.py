@@ -55,4 +55,3 @@ def validate(
         out_console.print(issue.format(), highlight=False, markup=False, soft_wrap=True)
     err_console.print(f"[red]{len(issues)} check(s) failed[/] in {where}", highlight=False)
     raise typer.Exit(1)
-

@@ -29,8 +29,6 @@ def demo(
         fail(exc)
     print(summary)
     out_console.print(
-        f"wrote {out}/index.html (open it), README.md, comparison/ and one run directory per "
-        "model",
+        f"wrote {out}/index.html (open it), README.md, comparison/ and one run directory per model",
         highlight=False,
     )
-

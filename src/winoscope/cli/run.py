@@ -293,4 +293,3 @@ def score(
             },
         )
         out_console.print(f"wrote {out}", highlight=False)
-

@@ -117,4 +117,3 @@ def report_request_errors(manifest: dict, examples: list[dict]) -> None:  # type
     for ex in examples:
         if "request_id" in ex:
             err_console.print(f"  {ex['request_id']}: {ex['error']}", highlight=False, markup=False)
-
