@@ -49,3 +49,11 @@ def test_bare_import_defers_even_pandas() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "False"]
+
+
+def test_command_line_defers_pandas() -> None:
+    """``winoscope --help`` and argument errors need typer only: the commands import the
+    library (pandas, the tasks) inside their functions."""
+    probe = "import sys, winoscope.cli; print('pandas' in sys.modules, 'winoscope.tasks' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "False"]

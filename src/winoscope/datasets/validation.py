@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import WinoscopeError
-from .base import Issue
+
+if TYPE_CHECKING:  # only read here: importing this module (every command does) skips pandas
+    from .base import Issue
 
 EXAMPLES = 3
 
