@@ -13,10 +13,11 @@ from helpers_http import serve_folder
 from winoscope.datasets.loading import ColumnMap, load_tables
 from winoscope.datasets.schema import OCCUPATION_COLUMNS
 from winoscope.datasets.winobias import UK, WinoBias, bracket_adaptation
-from winoscope.datasets.winobias_brackets import BracketFormat
+from winoscope.datasets.winobias_brackets import ENGLISH_PRONOUNS, BracketFormat
 from winoscope.datasets.winopron import CONFIGS, WinoPron
 from winoscope.datasets.winopron import UK as WINOPRON_UK
 from winoscope.errors import DatasetError
+from winoscope.languages import Language
 
 # a made-up card: the WinoBias-UK Natural layout with its own names for some columns; the
 # others are named like the family's table columns for language "da" (sentence_da ...)
@@ -130,12 +131,25 @@ DANISH_LINES = {
         "2 Mekanikeren hjalp [sygeplejersken], fordi [han] bad om det.\n"
     ),
 }
-DANISH = BracketFormat(
-    pronouns={"han": "male", "ham": "male", "hans": "male", "hun": "female", "hende": "female"},
+DANISH_LANGUAGE = Language(
+    "da",
+    "Danish",
+    pronouns={
+        ("male", "nom"): ("han",),
+        ("male", "acc"): ("ham",),
+        ("male", "poss"): ("hans",),
+        ("female", "nom"): ("hun",),
+        ("female", "acc"): ("hende",),
+        ("female", "poss"): ("hendes",),
+    },
     determiners=(),  # Danish marks definiteness with a suffix: the lists hold tømreren
-    splits={"dev": "validation"},
-    types=("type1",),
 )
+DANISH = BracketFormat.for_language(DANISH_LANGUAGE, splits={"dev": "validation"}, types=("type1",))
+
+
+def test_bracket_format_takes_the_language_facts() -> None:
+    assert BracketFormat.for_language("en").pronouns == ENGLISH_PRONOUNS
+    assert DANISH.pronouns["hende"] == "female" and DANISH.determiners == ()
 
 
 def test_bracket_adaptation_in_another_language(tmp_path: Path) -> None:

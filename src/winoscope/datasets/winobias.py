@@ -303,5 +303,6 @@ EN = bracket_adaptation(
         language="en",
         review_status="published dataset (Zhao et al., NAACL 2018)",
     ),
+    BracketFormat.for_language("en"),
     default_source="https://raw.githubusercontent.com/uclanlp/corefBias/master/WinoBias/wino/data",
 )

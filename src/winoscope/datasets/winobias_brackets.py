@@ -18,7 +18,8 @@ item both correct". The other occupation is the first other listed occupation in
 Where a line brackets the pronoun twice (``[she] ... [her]``), the first is the one asked about.
 
 What is language-specific is data in a :class:`BracketFormat`: the pronouns with their gender,
-the articles an occupation may carry, the file names.
+the articles an occupation may carry (both from the language's
+:class:`~winoscope.languages.Language` with :meth:`BracketFormat.for_language`), the file names.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
 from ..errors import DatasetError
+from ..languages import Language, get_language
 from .annotation import bracket_mentions, strip_brackets
 from .raw_files import RawFiles
 
@@ -54,6 +57,16 @@ class BracketFormat:
     types: tuple[str, ...] = ("type1", "type2")
     conditions: tuple[str, ...] = ("pro", "anti")
     file_pattern: str = "{condition}_stereotyped_{type}.txt.{split}"
+
+    @classmethod
+    def for_language(cls, language: Language | str, **kw: Any) -> BracketFormat:
+        """The format with ``language``'s male and female pronouns (every case) and articles:
+        ``BracketFormat.for_language("en")`` is the English release's."""
+        lang = get_language(language)
+        pronouns = {
+            form: gender for gender in ("male", "female") for form in lang.pronoun_forms(gender)
+        }
+        return cls(**{"pronouns": pronouns, "determiners": tuple(lang.determiners), **kw})
 
     def file_name(self, condition: str, typ: str, split: str) -> str:
         return self.file_pattern.format(condition=condition, type=typ, split=split)
