@@ -25,6 +25,16 @@ torch.set_num_threads(1)
 
 
 @pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2") / "model", seed=1)
+
+
+@pytest.fixture(scope="module")
+def tiny_chat_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-chat") / "model", seed=2, chat=True)
+
+
+@pytest.fixture(scope="module")
 def reference(tiny_dir: Path):  # type: ignore[no-untyped-def]
     """Plain reference: one unbatched full-sequence pass per (prompt, continuation), no cache."""
     tok = AutoTokenizer.from_pretrained(tiny_dir)

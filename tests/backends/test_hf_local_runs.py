@@ -4,6 +4,7 @@ end-to-end predictions, and the letter mass in predictions, manifest and report.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -16,6 +17,16 @@ from winoscope.errors import BackendError
 from winoscope.runner import run
 
 torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2") / "model", seed=1)
+
+
+@pytest.fixture(scope="module")
+def tiny_chat_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-chat") / "model", seed=2, chat=True)
 
 
 def test_weights_hash_follows_the_checkpoint(tmp_path, tiny_dir):

@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from scan_corpora import LARGE, MEDIUM, SMALL, SV_TEXT, F, M, N, T
+from scan_corpora import LARGE, MEDIUM, SMALL, SV_TEXT, F, M, N, T, names_lexicon
 
 from winoscope.occupations.lexicons import load_lexicon
 from winoscope.occupations.scan import (
@@ -17,6 +17,26 @@ from winoscope.occupations.scan import (
     read_conllu,
     scan_corpus,
 )
+
+
+@pytest.fixture(scope="module")
+def sv_spec():
+    return build_spec(load_lexicon("sv"))
+
+
+@pytest.fixture(scope="module")
+def sv_lexicon_names(tmp_path_factory):
+    return names_lexicon(tmp_path_factory.mktemp("names"))
+
+
+@pytest.fixture(scope="module")
+def sv_names_spec(sv_lexicon_names):
+    return build_spec(sv_lexicon_names)
+
+
+@pytest.fixture(scope="module")
+def uk_spec():
+    return build_spec(load_lexicon("uk"))
 
 
 def occ(spec, lexicon, name):

@@ -10,11 +10,12 @@ import random
 
 import pytest
 import zstandard
-from scan_corpora import CONLLU, SMALL, lines_file
+from scan_corpora import CONLLU, SMALL, lines_file, write_mixed_corpus
 
 from winoscope.errors import DatasetError
 from winoscope.occupations.lexicons import load_lexicon
 from winoscope.occupations.scan import (
+    build_spec,
     plan_units,
     read_conllu,
     read_range,
@@ -24,6 +25,16 @@ from winoscope.occupations.scan import (
 )
 from winoscope.occupations.scan.inputs import unit_input_bytes
 from winoscope.occupations.scan.streams import fill_slots
+
+
+@pytest.fixture(scope="module")
+def sv_spec():
+    return build_spec(load_lexicon("sv"))
+
+
+@pytest.fixture(scope="module")
+def mixed_corpus(tmp_path_factory):
+    return write_mixed_corpus(tmp_path_factory.mktemp("corpus"))
 
 
 @pytest.mark.parametrize("trailing", [True, False])

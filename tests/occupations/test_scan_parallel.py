@@ -9,11 +9,23 @@ import sys
 
 import numpy as np
 import pytest
+from scan_corpora import names_lexicon, write_mixed_corpus
 
 from winoscope.occupations.scan import (
+    build_spec,
     count_block,
     scan_corpus,
 )
+
+
+@pytest.fixture(scope="module")
+def sv_names_spec(tmp_path_factory):
+    return build_spec(names_lexicon(tmp_path_factory.mktemp("names")))
+
+
+@pytest.fixture(scope="module")
+def mixed_corpus(tmp_path_factory):
+    return write_mixed_corpus(tmp_path_factory.mktemp("corpus"))
 
 
 def test_counts_add_up_over_pieces(mixed_corpus, sv_names_spec):
