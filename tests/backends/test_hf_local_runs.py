@@ -24,11 +24,6 @@ def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2") / "model", seed=1)
 
 
-@pytest.fixture(scope="module")
-def tiny_chat_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-chat") / "model", seed=2, chat=True)
-
-
 def test_weights_hash_follows_the_checkpoint(tmp_path, tiny_dir):
     a = build_tiny_gpt2(tmp_path / "a", seed=1)
     b = build_tiny_gpt2(tmp_path / "b", seed=3)
