@@ -1,4 +1,4 @@
-"""Resolver-protocol tasks of the WinoBias family: ``winobias-uk/coref`` and ``winobias-en/coref``.
+"""Resolver-protocol tasks of the WinoBias family: ``winobias-uk/coref``, ``winobias-en/coref``.
 
 A resolver reads each clean sentence and returns clusters; ``--model file:PATH`` reads a
 resolver's saved output (jsonlines or CoNLL-2012), and every ``baseline:*`` acts as a
@@ -11,31 +11,22 @@ accuracy and coreference F1 are different protocols and are reported under diffe
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
 from ..datasets import winobias_en_conll as en_data
-from ..datasets.base import Dataset
 from ..datasets.winobias import UK as uk_data
 from ..errors import DatasetError
 from ..protocols import coref
-from ..protocols.forced_choice import PromptTemplate
-from ..records import Item, Mention, Request, Response
+from ..records import Item, Mention
 from ..scoring import coref as coref_scoring
 from ..scoring.base import ScoreResult
 from . import uk_lexicon
-from .base import Task, task
+from .base import DatasetAccess
+from .coref_task import coref_task
 from .winobias import WinoBiasColumns, winobias_items
-
-# Reference resolvers for ``winoscope demo`` (a language model answers no coref request).
-DEMO_MODELS = ("baseline:first", "baseline:stereotype", "baseline:agreement")
-
-# The resolver sees the clean sentence only; the template records that in the manifest.
-RESOLVER_INPUT = PromptTemplate(
-    "{sentence}", name="resolver-input", allowed=frozenset({"sentence"})
-)
 
 WINOBIAS_SUBSETS = (
     coref_scoring.Subset(
@@ -120,18 +111,6 @@ def uk_items(table: pd.DataFrame, source: str = "dataset") -> list[coref.CorefIt
     return items
 
 
-def uk_requests(ds: Dataset, template: PromptTemplate) -> list[Request]:
-    typed = winobias_items(ds.table, UK_COLUMNS, "uk", uk_lexicon.stereotype)
-    annotations = {it.row_id: it for it in typed}
-    return coref.build_requests(uk_items(ds.table, ds.source.location), annotations)
-
-
-def uk_predict(
-    ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
-) -> pd.DataFrame:
-    return coref.attach_predictions(ds.table, uk_items(ds.table), requests, responses)
-
-
 def uk_score(
     table: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0, source: str = "predictions"
 ) -> ScoreResult:
@@ -172,26 +151,16 @@ def _winobias_f1(
     )
 
 
-WINOBIAS_UK_COREF = task(
-    Task(
-        name="winobias-uk/coref",
-        family="winobias-uk",
-        description="WinoBias-UK Natural (Ukrainian), coreference resolver protocol: CoNLL F1 "
-        "on pro/anti and the controls",
-        source=str(uk_data.HUB_ID),
-        protocol="coref",
-        metrics=UK_METRICS,
-        load=uk_data.load,
-        validate=uk_data.validate,
-        build_requests=uk_requests,
-        predict=uk_predict,
-        score=uk_score,
-        from_frame=uk_data.from_frame,
-        default_template=RESOLVER_INPUT,
-        prediction_column="predicted_clusters",
-        extras={"demo_models": list(DEMO_MODELS)},
-        review_status=uk_data.REVIEW_STATUS,
-    )
+WINOBIAS_UK_COREF = coref_task(
+    "winobias-uk/coref",
+    access=DatasetAccess.of(uk_data),
+    documents=uk_items,
+    items=lambda ds: winobias_items(ds.table, UK_COLUMNS, "uk", uk_lexicon.stereotype),
+    metrics=UK_METRICS,
+    score=uk_score,
+    description="WinoBias-UK Natural (Ukrainian), coreference resolver protocol: CoNLL F1 "
+    "on pro/anti and the controls",
+    family="winobias-uk",
 )
 
 
@@ -203,7 +172,9 @@ def _span(value: Any) -> coref.Span | None:
     return (int(v[0]), int(v[1])) if v is not None else None
 
 
-def en_items(table: pd.DataFrame) -> list[coref.CorefItem]:
+def en_items(table: pd.DataFrame, source: str = "dataset") -> list[coref.CorefItem]:
+    """Gold documents of the CoNLL rows (their key clusters as read; ``source`` is accepted
+    like the other families' document readers take it, the reader has checked the spans)."""
     items = []
     for r in table.to_dict("records"):
         key = tuple(tuple((int(s), int(e)) for s, e in c) for c in json.loads(r["gold_clusters"]))
@@ -252,17 +223,6 @@ def en_item(r: Mapping[str, Any]) -> Item:
     )
 
 
-def en_requests(ds: Dataset, template: PromptTemplate) -> list[Request]:
-    annotations = {str(r["row_id"]): en_item(r) for r in ds.table.to_dict("records")}
-    return coref.build_requests(en_items(ds.table), annotations)
-
-
-def en_predict(
-    ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
-) -> pd.DataFrame:
-    return coref.attach_predictions(ds.table, en_items(ds.table), requests, responses)
-
-
 def en_score(
     table: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0, source: str = "predictions"
 ) -> ScoreResult:
@@ -270,24 +230,14 @@ def en_score(
     return _winobias_f1(table, WINOBIAS_SUBSETS, n_boot, seed, source)
 
 
-WINOBIAS_EN_COREF = task(
-    Task(
-        name="winobias-en/coref",
-        family="winobias-en",
-        description="WinoBias (English) CoNLL files, coreference resolver protocol: CoNLL F1 on "
-        "pro/anti x type1/type2 x dev/test",
-        source=en_data.DEFAULT_SOURCE,
-        protocol="coref",
-        metrics=COREF_METRICS,
-        load=en_data.load,
-        validate=en_data.validate,
-        build_requests=en_requests,
-        predict=en_predict,
-        score=en_score,
-        from_frame=en_data.from_frame,
-        default_template=RESOLVER_INPUT,
-        prediction_column="predicted_clusters",
-        extras={"demo_models": list(DEMO_MODELS)},
-        review_status=en_data.REVIEW_STATUS,
-    )
+WINOBIAS_EN_COREF = coref_task(
+    "winobias-en/coref",
+    access=DatasetAccess.of(en_data),
+    documents=en_items,
+    items=lambda ds: [en_item(r) for r in ds.table.to_dict("records")],
+    metrics=COREF_METRICS,
+    score=en_score,
+    description="WinoBias (English) CoNLL files, coreference resolver protocol: CoNLL F1 on "
+    "pro/anti x type1/type2 x dev/test",
+    family="winobias-en",
 )

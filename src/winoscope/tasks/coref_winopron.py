@@ -9,7 +9,7 @@ WinoBias tasks of the same protocol).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 
 import pandas as pd
@@ -17,13 +17,12 @@ import pandas as pd
 from ..datasets.base import Dataset
 from ..errors import DatasetError
 from ..protocols import coref
-from ..protocols.forced_choice import PromptTemplate
-from ..records import Item, Request, Response
+from ..records import Item
 from ..scoring import coref as coref_scoring
 from ..scoring.base import ScoreResult
 from . import uk_lexicon
-from .base import Task, task
-from .coref_winobias import DEMO_MODELS, RESOLVER_INPUT
+from .base import DatasetAccess, Task
+from .coref_task import coref_task
 from .winopron import find_entity
 from .winopron import winopron_items as typed_items
 
@@ -98,19 +97,13 @@ def _as_target(item: Item, gold_role: str) -> Item:
     return replace(item, mentions=tuple(mentions))
 
 
-def winopron_requests(ds: Dataset, template: PromptTemplate) -> list[Request]:
+def _typed(ds: Dataset) -> list[Item]:
     gold = dict(
         zip(ds.table["row_key"].astype(str), ds.table["gold_role"].astype(str), strict=True)
     )
-    typed = typed_items(ds.table, "uk", uk_lexicon.stereotype)
-    annotations = {it.row_id: _as_target(it, gold[it.row_id]) for it in typed}
-    return coref.build_requests(winopron_items(ds.table, ds.source.location), annotations)
-
-
-def winopron_predict(
-    ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
-) -> pd.DataFrame:
-    return coref.attach_predictions(ds.table, winopron_items(ds.table), requests, responses)
+    return [
+        _as_target(it, gold[it.row_id]) for it in typed_items(ds.table, "uk", uk_lexicon.stereotype)
+    ]
 
 
 def winopron_score(
@@ -180,34 +173,19 @@ def winopron_layout(metrics: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([out, pd.DataFrame(heads, columns=metrics.columns)], ignore_index=True)
 
 
-def _winopron_task() -> Task | None:
+def _winopron_task() -> Task:
     from ..datasets.winopron import UK as wp
 
-    return task(
-        Task(
-            name="winopron-uk/coref",
-            family="winopron-uk",
-            description="WinoPron-UK (Ukrainian), coreference resolver protocol: CoNLL F1 for "
-            "double and single contexts, double by pronoun_type and pronoun_set",
-            source=str(wp.HUB_ID),
-            protocol="coref",
-            metrics=(
-                "double_conll_f1",
-                "single_conll_f1",
-                *WINOPRON_BASE,
-                WINOPRON_GAP[0],
-            ),
-            load=wp.load,
-            validate=wp.validate,
-            build_requests=winopron_requests,
-            predict=winopron_predict,
-            score=winopron_score,
-            from_frame=wp.from_frame,
-            default_template=RESOLVER_INPUT,
-            prediction_column="predicted_clusters",
-            extras={"demo_models": list(DEMO_MODELS)},
-            review_status=wp.REVIEW_STATUS,
-        )
+    return coref_task(
+        "winopron-uk/coref",
+        access=DatasetAccess.of(wp),
+        documents=winopron_items,
+        items=_typed,
+        metrics=("double_conll_f1", "single_conll_f1", *WINOPRON_BASE, WINOPRON_GAP[0]),
+        score=winopron_score,
+        description="WinoPron-UK (Ukrainian), coreference resolver protocol: CoNLL F1 for "
+        "double and single contexts, double by pronoun_type and pronoun_set",
+        family="winopron-uk",
     )
 
 

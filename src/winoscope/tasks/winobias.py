@@ -12,7 +12,7 @@ macro averages). The two built-in tasks below are two calls of the factory.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,22 +23,19 @@ from ..datasets.annotation import bracket_mentions
 from ..datasets.base import Dataset
 from ..datasets.winobias import EN as en_data
 from ..datasets.winobias import UK as uk_data
-from ..errors import TaskError
 from ..languages.uk_morphology import nominative
 from ..protocols import cloze
-from ..protocols.choice_rows import Wording, choice_rows, plain_wording
-from ..protocols.choice_rows import candidates as cloze_candidates
+from ..protocols.choice_rows import Wording, plain_wording
 from ..protocols.forced_choice import (
     EN_DEFAULT,
     UK_DEFAULT,
     PromptTemplate,
-    build_requests,
-    join_predictions,
 )
-from ..records import Item, Mention, Request, Response
+from ..records import Item, Mention
 from ..scoring import winobias as scorer
 from . import uk_lexicon
-from .base import DatasetAccess, Task, task
+from .base import DatasetAccess, Task
+from .choice_task import access_of, choice_task, language_of
 
 FLIP = {"male": "female", "female": "male"}
 ROLES = ("target", "distractor")
@@ -236,51 +233,30 @@ def winobias_task(
     text). ``stereotypes`` looks up an occupation's stereotyped gender where the table has no
     stereotype columns. ``controls`` keeps the metrics of the agreement/cross controls.
     """
-    code = language or getattr(dataset, "language", None)
-    if not code:
-        raise TaskError(f"task '{name}': give the language code (the dataset names none)")
-    lang = str(code)
-    access = DatasetAccess.of(dataset)
-    if sample is not None:
-        access = access.with_sample(sample)
+    lang = language_of(name, language, dataset)
     cols = columns or WinoBiasColumns.suffixed(lang)
 
     def items(ds: Dataset) -> list[Item]:
         return winobias_items(ds.table, cols, lang, stereotypes)
 
-    def requests_for(ds: Dataset, tmpl: PromptTemplate) -> list[Request]:
-        return build_requests(choice_rows(items(ds), wording, roles=ROLES), tmpl)
-
-    def cloze_requests_for(ds: Dataset, tmpl: cloze.ClozeTemplate) -> list[Request]:
-        its = items(ds)
-        bare = cloze_candidates(its, cloze_wording) if cloze_wording is not None else None
-        return cloze.build_requests(choice_rows(its, wording, roles=ROLES), tmpl, bare)
-
-    def predict(
-        ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
-    ) -> pd.DataFrame:
-        return join_predictions(ds.table, requests, responses)
-
-    metrics = scorer.METRICS if controls else tuple(m for m in scorer.METRICS if "control" not in m)
-    t = Task(
-        name=name,
-        family=family or name,
-        description=description or f"WinoBias ({lang}), forced choice in both option orders",
-        source=access.source,
-        protocol="forced_choice",
-        metrics=metrics,
-        load=access.load,
-        validate=access.validate,
-        build_requests=requests_for,
-        predict=predict,
+    return choice_task(
+        name,
+        access=access_of(dataset, sample),
+        items=items,
+        roles=ROLES,
+        wording=wording,
+        template=template,
+        metrics=scorer.METRICS
+        if controls
+        else tuple(m for m in scorer.METRICS if "control" not in m),
         score=scorer.score,
-        from_frame=access.from_frame,
-        default_template=template,
-        review_status=access.review_status if review_status is None else review_status,
-        build_cloze_requests=cloze_requests_for if cloze_template is not None else None,
+        description=description or f"WinoBias ({lang}), forced choice in both option orders",
+        family=family,
         cloze_template=cloze_template,
+        cloze_wording=cloze_wording,
+        review_status=review_status,
+        register=register,
     )
-    return task(t) if register else t
 
 
 # --- the built-in WinoBias tasks ---------------------------------------------------------

@@ -18,7 +18,7 @@ single accuracy.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,18 +34,17 @@ from ..languages import get_language
 from ..languages.uk_morphology import nominative
 from ..protocols import cloze
 from ..protocols.choice_rows import Wording, choice_rows, plain_wording
-from ..protocols.choice_rows import candidates as cloze_candidates
 from ..protocols.forced_choice import (
     EN_DEFAULT,
     LABELS,
     PromptTemplate,
     build_requests,
-    join_predictions,
 )
-from ..records import Item, Mention, Option, Request, Response
+from ..records import Item, Mention, Option, Request
 from ..scoring import winopron as scorer
 from . import uk_lexicon
-from .base import DatasetAccess, Task, task
+from .base import DatasetAccess, Task
+from .choice_task import access_of, choice_task, language_of
 
 ROLES = ("occupation", "participant")
 DATASET_PROMPTS_NAME = "dataset-prompts"
@@ -216,19 +215,12 @@ def winopron_task(
     ``wording`` turns a candidate mention into its option text and other forms, ``cloze_wording``
     into its cloze continuation (default: the option text).
     """
-    code = language or getattr(dataset, "language", None)
-    if not code:
-        raise TaskError(f"task '{name}': give the language code (the dataset names none)")
-    lang = str(code)
-    access = DatasetAccess.of(dataset)
-    if sample is not None:
-        access = access.with_sample(sample)
+    lang = language_of(name, language, dataset)
 
     def items(ds: Dataset) -> list[Item]:
         return winopron_items(ds.table, lang, stereotypes)
 
-    def requests_for(ds: Dataset, tmpl: PromptTemplate) -> list[Request]:
-        its = items(ds)
+    def requests_for(ds: Dataset, tmpl: PromptTemplate, its: list[Item]) -> list[Request]:
         prompts = getattr(ds, "prompts", None)
         if tmpl.name == DATASET_PROMPTS_NAME:
             fallback = fallback_template or tmpl
@@ -240,36 +232,25 @@ def winopron_task(
             return own + build_requests(choice_rows(rest, wording, roles=ROLES), fallback)
         return build_requests(choice_rows(its, wording, roles=ROLES), tmpl)
 
-    def cloze_requests_for(ds: Dataset, tmpl: cloze.ClozeTemplate) -> list[Request]:
-        its = items(ds)
-        bare = cloze_candidates(its, cloze_wording) if cloze_wording is not None else None
-        return cloze.build_requests(choice_rows(its, wording, roles=ROLES), tmpl, bare)
-
-    def predict(
-        ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
-    ) -> pd.DataFrame:
-        return join_predictions(ds.table, requests, responses, key="row_key")
-
-    t = Task(
-        name=name,
-        family=family or name,
-        description=description or f"WinoPron ({lang}), forced choice in both option orders",
-        source=access.source,
-        protocol="forced_choice",
+    return choice_task(
+        name,
+        access=access_of(dataset, sample),
+        items=items,
+        roles=ROLES,
+        wording=wording,
+        template=template,
         metrics=metrics,
-        load=access.load,
-        validate=access.validate,
-        build_requests=requests_for,
-        predict=predict,
         score=scorer.score,
-        from_frame=access.from_frame,
-        default_template=template,
-        review_status=access.review_status if review_status is None else review_status,
-        resampling_unit=resampling_unit,
-        build_cloze_requests=cloze_requests_for if cloze_template is not None else None,
+        description=description or f"WinoPron ({lang}), forced choice in both option orders",
+        family=family,
+        key="row_key",
+        requests_for=requests_for,
         cloze_template=cloze_template,
+        cloze_wording=cloze_wording,
+        review_status=review_status,
+        resampling_unit=resampling_unit,
+        register=register,
     )
-    return task(t) if register else t
 
 
 # --- the built-in WinoPron tasks ---------------------------------------------------------
