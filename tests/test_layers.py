@@ -48,10 +48,6 @@ LAYERS: list[set[str]] = [
 ALLOWED: dict[tuple[str, str], str] = {
     # the corpus-association figure belongs in report (it uses report.plots' style)
     ("winoscope.occupations.figure", "report"): "draws with report.plots",
-    # the CoNLL metrics' bootstrap moves to scoring; protocols keeps the requests
-    ("winoscope.protocols.coref", "scoring"): "scores CoNLL F1 with its bootstrap",
-    # which metrics are headline ones belongs to the metric declarations in scoring
-    ("winoscope.scoring.templates", "report"): "reads report.tables.headline_metrics",
 }
 
 

@@ -14,11 +14,11 @@ from report_helpers import SCRIPT, inject_markup
 from winoscope.report import write_run
 from winoscope.report.figures import save_figure
 from winoscope.report.occupations import occupation_behaviour, wilson_interval
-from winoscope.report.plots import metrics_naming, run_figures
-from winoscope.report.tables import headline_metrics, wide_table
+from winoscope.report.plots import run_figures
+from winoscope.report.tables import wide_table
 from winoscope.results import RunResult
 from winoscope.runner import run
-from winoscope.scoring.metric import metric, signed_gap_metrics
+from winoscope.scoring.metric import headline_metrics, metric, metrics_naming, signed_gap_metrics
 
 
 class TableCells(HTMLParser):

@@ -13,7 +13,7 @@ import pytest
 
 from winoscope.compare.difference import difference_table
 from winoscope.report.plots import run_figures
-from winoscope.report.tables import headline_metrics, macro_cells, wide_table
+from winoscope.report.tables import macro_cells, wide_table
 from winoscope.runner import run
 from winoscope.scoring import metric as metric_module
 from winoscope.scoring.base import METRIC_COLUMNS
@@ -23,6 +23,7 @@ from winoscope.scoring.metric import (
     declared_names,
     gap_meaning,
     get_metric,
+    headline_metrics,
     metric,
     signed_gap_metrics,
 )

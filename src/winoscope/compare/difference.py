@@ -77,8 +77,7 @@ def difference_table(
 ) -> pd.DataFrame:
     """The tidy B - A table from two scorers' metrics and their (paired) replicates; ``keep``
     receives the replicates of each difference by (metric, split, type, measure)."""
-    from ..report.tables import headline_metrics
-    from ..scoring.metric import signed_gap_metrics
+    from ..scoring.metric import headline_metrics, signed_gap_metrics
 
     vb = {
         (str(r.metric), str(r.split), str(r.type)): float(r.value)

@@ -123,7 +123,7 @@ def answered_rows(table: pd.DataFrame, prediction_column: str) -> pd.Series:
     (nothing: a miss, scored as such); only a failed request (``response_status`` ``error``)
     leaves a coreference row unanswered."""
     if prediction_column == COREF_COLUMN and "response_status" in table.columns:
-        from ..scoring.coref import NO_ANSWER
+        from ..protocols.coref import NO_ANSWER
 
         return ~table["response_status"].astype("string").isin(NO_ANSWER).fillna(False)
     return answered(table[prediction_column])

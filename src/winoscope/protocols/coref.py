@@ -27,9 +27,17 @@ import pandas as pd
 from ..datasets.annotation import bracket_mentions
 from ..errors import ScoringError
 from ..records import Item, Mention, Option, Request, Response
-from ..scoring.coref import Span, SpanClusters, overlaps
+
+Span = tuple[int, int]
+SpanClusters = list[list[Span]]
 
 ROLES = ("target", "distractor")
+# response_status values that mean "no answer" (a failed request), counted as missing
+NO_ANSWER = ("error",)
+
+
+def overlaps(a: Span, b: Span) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
 
 
 @dataclass(frozen=True)

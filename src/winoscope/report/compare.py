@@ -29,7 +29,7 @@ import pandas as pd
 
 from .._version import __version__
 from ..errors import DatasetError
-from ..scoring.metric import gap_meaning, signed_gap_metrics
+from ..scoring.metric import gap_meaning, headline_metrics, signed_gap_metrics
 from .figures import (
     DPI,
     ReportFigure,
@@ -42,7 +42,7 @@ from .figures import (
 )
 from .html import environment
 from .rundir import RunDir, load_run_dir
-from .tables import Cell, fmt, fmt_ci, headline_metrics, is_missing
+from .tables import Cell, fmt, fmt_ci, is_missing
 
 TIDY_COLUMNS = [
     "task",

@@ -17,10 +17,10 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from .._version import __version__
-from ..scoring.metric import gap_meaning
+from ..scoring.metric import gap_meaning, headline_metrics
 from .figures import SavedFigure, save_figure
 from .plots import run_figures
-from .tables import headline_metrics, macro_cells, metric_tables, records_table
+from .tables import macro_cells, metric_tables, records_table
 
 if TYPE_CHECKING:
     from ..results import RunResult

@@ -16,10 +16,10 @@ from pathlib import Path
 import pandas as pd
 
 from .._version import __version__
-from ..scoring.metric import signed_gap_metrics
+from ..scoring.metric import headline_metrics, signed_gap_metrics
 from .html import environment
 from .rundir import RunDir
-from .tables import Cell, headline_metrics, macro_cells
+from .tables import Cell, macro_cells
 
 
 @dataclass(frozen=True)

@@ -44,25 +44,6 @@ from .occupations import occupation_behaviour
 from .plots_occupation import occupation_figure
 
 
-def metrics_naming(metrics: Sequence[str], group: Sequence[str]) -> list[str]:
-    """Scores declared for one of ``group``'s members, by measure and then in the group's order.
-
-    >>> metrics_naming(["overall_accuracy", "anti_accuracy", "pro_accuracy"], ("pro", "anti"))
-    ['pro_accuracy', 'anti_accuracy']
-    >>> metrics_naming(["conll_f1_pro", "muc_f1_pro", "conll_f1_anti", "muc_f1_anti"], ("pro", "anti"))
-    ['conll_f1_pro', 'conll_f1_anti', 'muc_f1_pro', 'muc_f1_anti']
-    """
-    found: list[tuple[int, int, str]] = []
-    bases: dict[str, int] = {}
-    for m in dict.fromkeys(metrics):
-        spec = get_metric(m)
-        if not spec.is_score or spec.group not in group:
-            continue
-        base = bases.setdefault(spec.measure or m, len(bases))
-        found.append((base, list(group).index(spec.group), m))
-    return [m for _, _, m in sorted(found)]
-
-
 def group_points(metrics: pd.DataFrame, group: Sequence[str]) -> pd.DataFrame:
     """Points for a by-group plot: columns ``x, series, value, ci_low, ci_high, macro``.
 
@@ -134,6 +115,11 @@ def strata(metrics: pd.DataFrame) -> list[tuple[str, str]]:
 
 
 def stratum_label(split: str, typ: str) -> str:
+    """A stratum's column or row label.
+
+    >>> stratum_label("dev", "type1"), stratum_label("double", "all"), stratum_label("macro", "x")
+    ('dev/type1', 'double', 'macro avg')
+    """
     if split == "macro":
         return "macro avg"
     if typ in ("", "all", "nan", split):

@@ -14,8 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..scoring.metric import CONDITION_GROUPS, GENDER_GROUPS, get_metric, signed_gap_metrics
-from .plots import metrics_naming, strata, stratum_label
+from ..scoring.metric import get_metric, signed_gap_metrics
+from .plots import strata, stratum_label
 
 
 def is_missing(x: Any) -> bool:
@@ -125,24 +125,6 @@ def metric_tables(metrics: pd.DataFrame) -> list[tuple[str, WideTable]]:
         out.append(("Macro averages", wide_table(metrics[is_macro], transpose=False)))
     out.append(("By stratum", wide_table(metrics[~is_macro], transpose=True)))
     return out
-
-
-def headline_metrics(names: Sequence[str], limit: int = 6) -> list[str]:
-    """The metrics a reader should see first, by their declarations: signed gaps, the overall
-    score, per-condition and per-gender scores, consistency, then the rest (absolute gaps last
-    out: the signed gap says the same with its sign).
-
-    >>> headline_metrics(["pro_accuracy", "anti_accuracy", "overall_accuracy", "signed_bias_gap",
-    ...                   "absolute_bias_gap", "pair_consistency"])
-    ['signed_bias_gap', 'overall_accuracy', 'pro_accuracy', 'anti_accuracy', 'pair_consistency']
-    """
-    specs = {m: get_metric(m) for m in names}
-    ordered = signed_gap_metrics(names)
-    ordered += [m for m in names if specs[m].role == "overall"]
-    ordered += metrics_naming(names, CONDITION_GROUPS) + metrics_naming(names, GENDER_GROUPS)
-    ordered += [m for m in names if specs[m].kind == "consistency" and not specs[m].role]
-    ordered += [m for m in names if not (specs[m].kind == "gap" and not specs[m].signed_gap)]
-    return list(dict.fromkeys(ordered))[:limit]
 
 
 def macro_cells(metrics: pd.DataFrame) -> dict[str, Cell]:

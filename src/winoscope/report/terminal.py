@@ -6,8 +6,9 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from ..scoring.metric import headline_metrics
 from .rundir import RunDir
-from .tables import Cell, headline_metrics, macro_cells, metric_tables
+from .tables import Cell, macro_cells, metric_tables
 
 
 def _value_text(name: str, cell: Cell) -> Text:

@@ -29,19 +29,15 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ScoringError
+from ..protocols.coref import NO_ANSWER, Span, SpanClusters, overlaps
 from .base import METRIC_COLUMNS, Stratum, stratified_rows
 from .coref_metrics import CONLL_METRICS, Counts, DocumentScore, score_document
 from .metric import Kind, group_metrics, metric
 from .stats import resample_weights
 
-Span = tuple[int, int]
-SpanClusters = list[list[Span]]
-
 LINKS = ("target", "distractor", "both", "none")
 COUNT_METRICS = ("muc", "bcub", "ceafe", "ceafm", "mentions")
 COUNT_FIELDS = ("recall_num", "recall_den", "precision_num", "precision_den")
-# response_status values that mean "no answer" (a failed request), counted as missing
-NO_ANSWER = ("error",)
 
 
 # The metrics :func:`score_frame` writes for the built-in tasks' subsets ({measure}_{subset}),
@@ -85,10 +81,6 @@ metric(
     label="conll f1 female − male",
     card="Double-context CoNLL F1 with female minus with male pronouns: 0 is parity.",
 )
-
-
-def overlaps(a: Span, b: Span) -> bool:
-    return a[0] < b[1] and b[0] < a[1]
 
 
 def pronoun_link(pronoun: Span, spans: Mapping[str, Span | None], clusters: SpanClusters) -> str:

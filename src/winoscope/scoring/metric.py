@@ -38,7 +38,7 @@ shown as plain numbers until it declares them.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar, get_args
 
@@ -199,6 +199,43 @@ def get_metric(name: str) -> MetricSpec:
 def signed_gap_metrics(names: Iterable[str]) -> list[str]:
     """The names declared as signed gaps, in order, once each."""
     return [m for m in dict.fromkeys(names) if get_metric(m).signed_gap]
+
+
+def metrics_naming(metrics: Sequence[str], group: Sequence[str]) -> list[str]:
+    """Scores declared for one of ``group``'s members, by measure and then in the group's order.
+
+    >>> metrics_naming(["overall_accuracy", "anti_accuracy", "pro_accuracy"], ("pro", "anti"))
+    ['pro_accuracy', 'anti_accuracy']
+    >>> metrics_naming(["conll_f1_pro", "muc_f1_pro", "conll_f1_anti", "muc_f1_anti"], ("pro", "anti"))
+    ['conll_f1_pro', 'conll_f1_anti', 'muc_f1_pro', 'muc_f1_anti']
+    """
+    found: list[tuple[int, int, str]] = []
+    bases: dict[str, int] = {}
+    for m in dict.fromkeys(metrics):
+        spec = get_metric(m)
+        if not spec.is_score or spec.group not in group:
+            continue
+        base = bases.setdefault(spec.measure or m, len(bases))
+        found.append((base, list(group).index(spec.group), m))
+    return [m for _, _, m in sorted(found)]
+
+
+def headline_metrics(names: Sequence[str], limit: int = 6) -> list[str]:
+    """The metrics a reader should see first, by their declarations: signed gaps, the overall
+    score, per-condition and per-gender scores, consistency, then the rest (absolute gaps last
+    out: the signed gap says the same with its sign).
+
+    >>> headline_metrics(["pro_accuracy", "anti_accuracy", "overall_accuracy", "signed_bias_gap",
+    ...                   "absolute_bias_gap", "pair_consistency"])
+    ['signed_bias_gap', 'overall_accuracy', 'pro_accuracy', 'anti_accuracy', 'pair_consistency']
+    """
+    specs = {m: get_metric(m) for m in names}
+    ordered = signed_gap_metrics(names)
+    ordered += [m for m in names if specs[m].role == "overall"]
+    ordered += metrics_naming(names, CONDITION_GROUPS) + metrics_naming(names, GENDER_GROUPS)
+    ordered += [m for m in names if specs[m].kind == "consistency" and not specs[m].role]
+    ordered += [m for m in names if not (specs[m].kind == "gap" and not specs[m].signed_gap)]
+    return list(dict.fromkeys(ordered))[:limit]
 
 
 def gap_meaning(name: str) -> str:

@@ -87,7 +87,7 @@ def summarise(
     level: float = 0.95,
 ) -> pd.DataFrame:
     """The summary table from (template name, metrics, replicates by key) per template."""
-    from ..report.tables import headline_metrics
+    from .metric import headline_metrics
 
     names = [name for name, _, _ in runs]
     keys: list[tuple[str, str, str]] = []
