@@ -106,6 +106,13 @@ def _mentions(r: Mapping[str, Any]) -> tuple[Mention, ...]:
     return tuple(out)
 
 
+def _pronoun(r: Mapping[str, Any]) -> Mention:
+    text, start = r["pronoun_form"], r.get("pronoun_start")
+    begin = None if start is None or pd.isna(start) or not isinstance(text, str) else int(start)
+    end = None if begin is None else begin + len(text)
+    return Mention(text, begin, end, role="pronoun", gender=r["pronoun_gender"])
+
+
 def _item(r: Mapping[str, Any], *, item_id: str, nli: bool = False) -> Item:
     return Item(
         item_id=item_id,
@@ -113,7 +120,7 @@ def _item(r: Mapping[str, Any], *, item_id: str, nli: bool = False) -> Item:
         language="sv",
         sentence=r["premise"],
         mentions=_mentions(r),
-        pronoun=Mention(r["pronoun_form"], None, None, role="pronoun", gender=r["pronoun_gender"]),
+        pronoun=_pronoun(r),
         premise=r["premise"] if nli else None,
         hypothesis=r["hypothesis"] if nli else None,
         candidate=r["hypothesis_referent"] if nli else None,

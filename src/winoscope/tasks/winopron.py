@@ -106,10 +106,10 @@ def winopron_items(
         sentence = row[f"sentence_{lang}"]
         gold_role = str(row["gold_role"])
         gold_span = row[f"gold_span_{lang}"]
-        gold = next(
-            (m for m in bracket_mentions(row[f"sentence_annotated_{lang}"]) if m.text == gold_span),
-            None,
-        )
+        brackets = bracket_mentions(row[f"sentence_annotated_{lang}"])
+        gold = next((m for m in brackets if m.text == gold_span), None)
+        pronoun_text = row[f"pronoun_{lang}"]
+        pron = next((m for m in brackets if m is not gold and m.text == pronoun_text), None)
         gender = SET_GENDER.get(str(row["pronoun_set"]))
         context = str(row.get("context", ""))
         mentions = []
@@ -144,7 +144,13 @@ def winopron_items(
                 language=lang,
                 sentence=sentence,
                 mentions=tuple(mentions),
-                pronoun=Mention(row[f"pronoun_{lang}"], None, None, role="pronoun", gender=gender),
+                pronoun=Mention(
+                    pronoun_text,
+                    pron.start if pron is not None else None,
+                    pron.end if pron is not None else None,
+                    role="pronoun",
+                    gender=gender,
+                ),
                 context=context,
             )
         )
