@@ -209,3 +209,24 @@ def test_compare_verdicts_read_the_declaration() -> None:
     assert ("other_gap", "|B| - |A|") not in measures
     size = table[(table["metric"] == "lean") & (table["measure"] == "|B| - |A|")]
     assert math.isclose(float(size["diff"].iloc[0]), 0.1 - 0.2)
+
+
+def test_the_documented_declaration_runs_as_written() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "plugins.md").read_text("utf-8")
+    section = doc[doc.index("## Declaring a scorer's metrics") :]
+    code = section[section.index("```python\n") + len("```python\n") :]
+    exec(code[: code.index("```")], {})
+    assert get_metric("pro_score").group == "pro" and get_metric("stereotype_lean").signed_gap
+    metrics = _frame(
+        [
+            ("pro_score", "macro", "macro", 0.9),
+            ("anti_score", "macro", "macro", 0.5),
+            ("stereotype_lean", "macro", "macro", 0.4),
+        ]
+    )
+    assert [f.key for f in run_figures(metrics, None)] == ["accuracy_by_condition", "signed_gap"]
+    assert headline_metrics(list(metrics["metric"])) == [
+        "stereotype_lean",
+        "pro_score",
+        "anti_score",
+    ]
