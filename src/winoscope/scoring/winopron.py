@@ -120,15 +120,9 @@ class _Cells:
         return weighted_ratio(w, self.k[key], self.n[key])
 
 
-def _set_names(table: pd.DataFrame) -> list[str]:
-    col = table["pronoun_set"]
-    if isinstance(col.dtype, pd.CategoricalDtype):
-        return [str(c) for c in col.cat.categories]
-    return sorted(col.astype(str).unique())
-
-
-def _type_names(table: pd.DataFrame) -> list[str]:
-    col = table["pronoun_type"]
+def _level_names(table: pd.DataFrame, column: str) -> list[str]:
+    """A column's values in the data's order: its categories, else sorted."""
+    col = table[column]
     if isinstance(col.dtype, pd.CategoricalDtype):
         return [str(c) for c in col.cat.categories]
     return sorted(col.astype(str).unique())
@@ -157,7 +151,7 @@ def score(
         pronoun_set=table["pronoun_set"].astype(str),
         pronoun_type=table["pronoun_type"].astype(str),
     )
-    sets, types = _set_names(table), _type_names(table)
+    sets, types = _level_names(table, "pronoun_set"), _level_names(table, "pronoun_type")
     missing = rows["prediction_role"].isna()
     scored = rows[~missing].copy()
     scored["correct"] = scored["prediction_role"].eq(scored["gold_role"])
