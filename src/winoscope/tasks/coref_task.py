@@ -10,10 +10,12 @@ reference resolver by linking the pronoun to the mention it picks.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
 from ..datasets.base import Dataset
+from ..errors import DatasetError
 from ..protocols import coref
 from ..protocols.forced_choice import PromptTemplate
 from ..records import Item, Request, Response
@@ -29,6 +31,17 @@ RESOLVER_INPUT = PromptTemplate(
 )
 
 Documents = Callable[..., list[coref.CorefItem]]  # (table, source="dataset") -> documents
+
+
+def bracket_spans(
+    row: Mapping[str, Any], annotated: str, pronoun: str, *, source: str, index: int
+) -> tuple[coref.Span, coref.Span]:
+    """(referent span, pronoun span) of a row's two-bracket annotation; a row without exactly
+    two bracketed spans is an error naming the file, the row (1-based) and the column."""
+    try:
+        return coref.gold_spans(row[annotated], row[pronoun])
+    except ValueError as exc:
+        raise DatasetError(str(exc), file=source, row=index, field=annotated) from None
 
 
 def coref_task(

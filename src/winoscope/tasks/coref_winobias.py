@@ -25,7 +25,7 @@ from ..scoring import coref as coref_scoring
 from ..scoring.base import ScoreResult
 from . import uk_lexicon
 from .base import DatasetAccess
-from .coref_task import coref_task
+from .coref_task import bracket_spans, coref_task
 from .winobias import WinoBiasColumns, winobias_items
 
 WINOBIAS_SUBSETS = (
@@ -85,12 +85,9 @@ def uk_items(table: pd.DataFrame, source: str = "dataset") -> list[coref.CorefIt
     items = []
     for i, r in enumerate(table.to_dict("records"), start=1):
         text = r["sentence_uk"]
-        try:
-            ref, pron = coref.gold_spans(r["sentence_annotated_uk"], r["pronoun_span_uk"])
-        except ValueError as exc:
-            raise DatasetError(
-                str(exc), file=source, row=i, field="sentence_annotated_uk"
-            ) from None
+        ref, pron = bracket_spans(
+            r, "sentence_annotated_uk", "pronoun_span_uk", source=source, index=i
+        )
         gold_role = str(r["coreference_role"])
         spans: dict[str, coref.Span | None] = {}
         for role, col in (("target", "target_span_uk"), ("distractor", "other_span_uk")):

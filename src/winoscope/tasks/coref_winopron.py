@@ -22,7 +22,7 @@ from ..scoring import coref as coref_scoring
 from ..scoring.base import ScoreResult
 from . import uk_lexicon
 from .base import DatasetAccess, Task
-from .coref_task import coref_task
+from .coref_task import bracket_spans, coref_task
 from .winopron import find_entity
 from .winopron import winopron_items as typed_items
 
@@ -58,12 +58,7 @@ def winopron_items(table: pd.DataFrame, source: str = "dataset") -> list[coref.C
     items = []
     for i, r in enumerate(table.to_dict("records"), start=1):
         text = r["sentence_uk"]
-        try:
-            ref, pron = coref.gold_spans(r["sentence_annotated_uk"], r["pronoun_uk"])
-        except ValueError as exc:
-            raise DatasetError(
-                str(exc), file=source, row=i, field="sentence_annotated_uk"
-            ) from None
+        ref, pron = bracket_spans(r, "sentence_annotated_uk", "pronoun_uk", source=source, index=i)
         gold_role = str(r["gold_role"])
         other_role = "participant" if gold_role == "occupation" else "occupation"
         other = None
