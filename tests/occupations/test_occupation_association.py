@@ -18,8 +18,8 @@ from winoscope.occupations.association import (
     invert_curve,
     zone_lines,
 )
-from winoscope.occupations.figure import plot_association
 from winoscope.occupations.scan import ScanCounts
+from winoscope.report.association_figure import plot_association
 
 
 def test_curve_values_worked_by_hand():

@@ -133,7 +133,7 @@ def test_correlate_matching_nothing_is_an_error_without_a_figure(shared_data, tm
 
 
 def test_bad_statistics_fail_before_the_scan(tmp_path: Path, monkeypatch) -> None:
-    import winoscope.occupations.corpus_association as ca
+    import winoscope.report.association_run as ca
 
     def no_scan(*args, **kwargs):  # the scan must not start
         raise AssertionError("scanned")

@@ -124,7 +124,7 @@ def associate(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Count female/male sentences around each occupation in a corpus; write tables and figure."""
-    from ..occupations.corpus_association import associate_corpus
+    from ..report.association_run import associate_corpus
 
     try:
         result = associate_corpus(

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .association import AssociationResult, corrected_curve, zone_lines
-from .scan.counts import SETS
+from ..occupations.association import AssociationResult, corrected_curve, zone_lines
+from ..occupations.scan.counts import SETS
 
 SET_NAMES = {
     "small": "small set (pronouns)",
@@ -37,8 +37,8 @@ def plot_association(
     import matplotlib
     from matplotlib.lines import Line2D
 
-    from ..report.figures import BLUE, STYLE, VERMILLION, new_figure
-    from ..report.labels import place_labels
+    from .figures import BLUE, STYLE, VERMILLION, new_figure
+    from .labels import place_labels
 
     occ = result.occupations
     if "real_world" not in occ.columns:
