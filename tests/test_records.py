@@ -75,7 +75,7 @@ def test_winobias_items_have_char_spans_and_no_gold() -> None:
     target, other = first.item.mention("target"), first.item.mention("distractor")
     assert (target.text, target.start, target.end, target.gender) == ("Розробник", 0, 9, "male")
     assert (other.text, other.start, other.stereotype) == ("дизайнером", 25, "female")
-    assert first.item.pronoun == Mention("він", 40, 43, "pronoun", gender="male")
+    assert first.item.pronoun == Mention("він", 40, 43, "pronoun", gender="male", case="nom")
     assert first.item.stereotype_role == "target"  # male-stereotyped developer, pronoun він
 
 

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..datasets.base import Dataset
 from ..errors import TaskError
+from ..languages import UnknownLanguageError, get_language
 from ..protocols import cloze
 from ..protocols.choice_rows import Wording, candidates, choice_rows
 from ..protocols.forced_choice import PromptTemplate, build_requests, join_predictions
@@ -33,6 +34,23 @@ def language_of(name: str, language: str | None, dataset: Any) -> str:
     if not code:
         raise TaskError(f"task '{name}': give the language code (the dataset names none)")
     return str(code)
+
+
+def pronoun_case(language: str, text: str, gender: str | None) -> str | None:
+    """The pronoun's grammatical case by the Language's pronoun table, where the form names
+    one case for its gender (``він`` nom; ``його`` is gen, acc and poss: None); None for a
+    language that is not registered."""
+    try:
+        table = get_language(language).pronouns
+    except UnknownLanguageError:
+        return None
+    form = text.strip().lower()
+    cases = {
+        case
+        for (g, case), forms in table.items()
+        if (gender is None or g == gender) and form in {f.lower() for f in forms}
+    }
+    return cases.pop() if len(cases) == 1 else None
 
 
 def access_of(dataset: DatasetAccess | Any, sample: str | Path | None) -> DatasetAccess:

@@ -25,6 +25,7 @@ from ..scoring import coref as coref_scoring
 from ..scoring.base import ScoreResult
 from . import uk_lexicon
 from .base import DatasetAccess
+from .choice_task import pronoun_case
 from .coref_task import bracket_spans, coref_task
 from .winobias import WinoBiasColumns, winobias_items
 
@@ -208,7 +209,9 @@ def en_item(r: Mapping[str, Any]) -> Item:
                 stereotype_labels=r[f"{role}_stereotype"],
             )
         )
-    pronoun = Mention(r["pronoun"], None, None, role="pronoun", gender=r["pronoun_gender"])
+    gender = r["pronoun_gender"]
+    case = pronoun_case("en", str(r["pronoun"]), gender)
+    pronoun = Mention(r["pronoun"], None, None, role="pronoun", gender=gender, case=case)
     return Item(
         item_id=f"{r['split']}/{r['type']}/{r['item_number']}",
         row_id=str(r["row_id"]),

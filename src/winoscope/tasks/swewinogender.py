@@ -51,6 +51,7 @@ from ..records import Item, Mention, Option, Request, Response
 from ..scoring import swewinogender as scorer
 from ..scoring import swewinogender_resolution as resolution_scorer
 from .base import Task, task
+from .choice_task import pronoun_case
 
 NLI_PLACEHOLDERS = frozenset({"sentence", "hypothesis", "option_a", "option_b"})
 SV_NLI = PromptTemplate(
@@ -110,7 +111,9 @@ def _pronoun(r: Mapping[str, Any]) -> Mention:
     text, start = r["pronoun_form"], r.get("pronoun_start")
     begin = None if start is None or pd.isna(start) or not isinstance(text, str) else int(start)
     end = None if begin is None else begin + len(text)
-    return Mention(text, begin, end, role="pronoun", gender=r["pronoun_gender"])
+    gender = r["pronoun_gender"]
+    case = pronoun_case("sv", text, gender) if isinstance(text, str) else None
+    return Mention(text, begin, end, role="pronoun", gender=gender, case=case)
 
 
 def _item(r: Mapping[str, Any], *, item_id: str, nli: bool = False) -> Item:

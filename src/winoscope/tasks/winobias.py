@@ -35,7 +35,7 @@ from ..records import Item, Mention
 from ..scoring import winobias as scorer
 from . import uk_lexicon
 from .base import DatasetAccess, Task
-from .choice_task import access_of, choice_task, language_of
+from .choice_task import access_of, choice_task, language_of, pronoun_case
 
 FLIP = {"male": "female", "female": "male"}
 ROLES = ("target", "distractor")
@@ -190,6 +190,7 @@ def winobias_items(
             end=pron.end if pron is not None else None,
             role="pronoun",
             gender=str(r[c.pronoun_gender]),
+            case=pronoun_case(language, pronoun_text, str(r[c.pronoun_gender])),
         )
         items.append(
             Item(

@@ -44,7 +44,7 @@ from ..records import Item, Mention, Option, Request
 from ..scoring import winopron as scorer
 from . import uk_lexicon
 from .base import DatasetAccess, Task
-from .choice_task import access_of, choice_task, language_of
+from .choice_task import access_of, choice_task, language_of, pronoun_case
 
 ROLES = ("occupation", "participant")
 DATASET_PROMPTS_NAME = "dataset-prompts"
@@ -150,6 +150,7 @@ def winopron_items(
                     pron.end if pron is not None else None,
                     role="pronoun",
                     gender=gender,
+                    case=pronoun_case(lang, pronoun_text, gender),
                 ),
                 context=context,
             )
