@@ -10,7 +10,7 @@ import pytest
 
 from helpers_winobias_uk import card_formula
 from winoscope import ScoringError
-from winoscope.datasets import winobias_uk
+from winoscope.datasets.winobias import UK as winobias_uk
 from winoscope.scoring.stats import mcnemar_exact
 from winoscope.scoring.winobias import score
 

@@ -34,20 +34,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from ..datasets.schema import GENDER_COLUMNS, OCCUPATION_COLUMNS
 from ..errors import ScoringError
 from .stats import percentile_ci
 
 GENDERS = ("female", "male", "neutral")
-# where each family keeps the occupation and the pronoun's gender (first present wins)
-OCCUPATION_COLUMNS = (
-    "occupation_participant",
-    "occupation",
-    "occupation_group_en",
-    "occupation_en",
-    "occupation_group_uk",
-    "occupation_uk",
-)
-GENDER_COLUMNS = ("pronoun_gender", "pronoun_set")
 GENDER_ALIASES = {
     "masculine": "male",
     "feminine": "female",
