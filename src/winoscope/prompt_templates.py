@@ -70,8 +70,8 @@ def _nli(text: str, name: str) -> PromptTemplate:
 
 def _defaults() -> list[NamedTemplate]:
     """The task defaults, imported from the task modules so their texts stay the same object."""
-    from .tasks.swewinogender import SV_NLI, SV_RESOLUTION
     from .protocols.forced_choice import EN_DEFAULT
+    from .tasks.swewinogender import SV_NLI, SV_RESOLUTION
     from .tasks.winopron import UK_FALLBACK
 
     return [

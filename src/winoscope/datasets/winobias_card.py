@@ -6,15 +6,19 @@ punctuation and sentence-length checks are in :mod:`.checks_winobias_uk`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import pandas as pd
 
 from .annotation import annotation_problems
 from .base import Dataset, Issue
 
-if TYPE_CHECKING:
-    from .winobias import WinoBias
+
+class WinoBias(Protocol):
+    """What the checks need of an adaptation: the table column of a family field."""
+
+    def col(self, family_field: str) -> str: ...
+
 
 ITEM_KEY = ["split", "type", "item_number"]
 VARIANTS = ("mm", "ff", "mf_target", "fm_target", "mf_cross", "fm_cross")

@@ -37,7 +37,7 @@ import csv
 import io
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import pandas as pd
 
@@ -45,10 +45,20 @@ from ..errors import DatasetError
 from .raw_files import RawFiles
 from .sources import SourceInfo
 
-if TYPE_CHECKING:
-    from .winopron import WinoPron
-
 Frames = dict[str, tuple[pd.DataFrame, str]]
+
+
+class WinoPron(Protocol):
+    """What the readers need of the family's adaptation (``datasets.winopron.WinoPron``)."""
+
+    @property
+    def language(self) -> str: ...
+
+    @property
+    def default_source(self) -> str | None: ...
+
+    def col(self, family_field: str) -> str: ...
+
 
 WINOPRON_SOURCE = "https://github.com/uds-lsv/winopron/raw/main/data.zip"
 WINOGENDER_SOURCE = "https://raw.githubusercontent.com/rudinger/winogender-schemas/master/data"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
-from .uk import UKRAINIAN
+from .base import get_language
 
 _WORD = re.compile(r"[^\W\d_]+(?:[ʼ'’-][^\W\d_]+)*", re.UNICODE)
 APOSTROPHES = str.maketrans({"'": "ʼ", "’": "ʼ"})
@@ -76,7 +76,7 @@ _GENDER = {"masc": "male", "femn": "female"}
 # Third-person singular personal pronouns in every case, from the Ukrainian Language record (a
 # closed class: a table is exact where the analyser is ambiguous, e.g. "вона" vs the noun "вон",
 # "його" vs "йога"). Singular only: "ним" is also a plural form, and reads as male here.
-PRONOUN_GENDER = UKRAINIAN.pronoun_table(("male", "female"))
+PRONOUN_GENDER = get_language("uk").pronoun_table(("male", "female"))
 
 
 @lru_cache(maxsize=65536)

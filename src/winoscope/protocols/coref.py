@@ -69,7 +69,7 @@ def gold_spans(annotated: str, pronoun_text: str) -> tuple[Span, Span]:
     """(referent span, pronoun span) from a two-bracket annotation.
 
     >>> gold_spans("[Лікар] найняв секретарку, бо [він] мав ...", "він")
-    ((0, 5), (30, 33))
+    ((0, 5), (28, 31))
 
     The pronoun is the bracketed span equal to ``pronoun_text`` (the later one if both are);
     raises ValueError unless exactly two spans are bracketed.
