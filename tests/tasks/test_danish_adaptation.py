@@ -61,11 +61,9 @@ def danish_task():  # type: ignore[no-untyped-def]
         lang = register_language(DANISH)
     data = bracket_adaptation(
         ColumnMap(name="winobias-da", language="da", sample=SAMPLE, review_status="test set"),
-        BracketFormat(
-            pronouns=lang.pronoun_table(("male", "female")),
-            determiners=(),
-            splits={"dev": "validation"},
-        ),
+        # pronouns and articles from the Language (Danish declares no articles: they are
+        # suffixes); the sample has dev files only
+        BracketFormat.for_language(lang, splits={"dev": "validation"}),
     )
     return winobias_task(
         "winobias-da", dataset=data, language="da", template=DA_PROMPT, register=False
