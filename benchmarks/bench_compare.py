@@ -90,7 +90,9 @@ def main() -> None:
         root = Path(tmp)
         t0 = time.perf_counter()
         runs = make_runs(root, args.runs)
-        print(f"made {len(runs)} run directories of {len(TASKS)} tasks in {time.perf_counter() - t0:.1f} s")
+        print(
+            f"made {len(runs)} run directories of {len(TASKS)} tasks in {time.perf_counter() - t0:.1f} s"
+        )
         times = []
         for k in range(args.repeats):
             t0 = time.perf_counter()

@@ -332,14 +332,34 @@ def test_bootstrap_p_and_holm_by_hand() -> None:
     assert holm([1e-26, 2e-20]) == [2e-26, 2e-20]
 
 
-
 def _verdict_table(size_ci: tuple[float, float], signed_ci: tuple[float, float]) -> pd.DataFrame:
-    base = {"metric": "signed_bias_gap", "split": "macro", "type": "all", "headline": True,
-            "value_a": 0.0, "value_b": 0.05, "p_holm": 0.01}
-    return pd.DataFrame([
-        {**base, "measure": "B - A", "diff": 0.05, "ci_low": signed_ci[0], "ci_high": signed_ci[1]},
-        {**base, "measure": "|B| - |A|", "diff": 0.05, "ci_low": size_ci[0], "ci_high": size_ci[1]},
-    ])
+    base = {
+        "metric": "signed_bias_gap",
+        "split": "macro",
+        "type": "all",
+        "headline": True,
+        "value_a": 0.0,
+        "value_b": 0.05,
+        "p_holm": 0.01,
+    }
+    return pd.DataFrame(
+        [
+            {
+                **base,
+                "measure": "B - A",
+                "diff": 0.05,
+                "ci_low": signed_ci[0],
+                "ci_high": signed_ci[1],
+            },
+            {
+                **base,
+                "measure": "|B| - |A|",
+                "diff": 0.05,
+                "ci_low": size_ci[0],
+                "ci_high": size_ci[1],
+            },
+        ]
+    )
 
 
 def test_a_gap_from_zero_is_larger_only_when_the_signed_change_excludes_zero() -> None:

@@ -627,8 +627,14 @@ def test_the_task_listing_names_cloze_where_it_is_available() -> None:
     from winoscope.api import list_tasks
 
     protocols = {r["task"]: r["protocols"] for r in list_tasks()}
-    for name in ("winobias-uk", "winobias-en", "winopron-uk", "winopron-en", "winogender-en",
-                 "swewinogender/resolution"):
+    for name in (
+        "winobias-uk",
+        "winobias-en",
+        "winopron-uk",
+        "winopron-en",
+        "winogender-en",
+        "swewinogender/resolution",
+    ):
         assert protocols[name] == ["forced_choice", "cloze"], name
     assert "cloze" not in protocols["swewinogender/nli"]
     assert protocols["winobias-uk/coref"] == ["coref"]

@@ -226,7 +226,9 @@ def test_resolution_parity_and_order_consistency(table: pd.DataFrame) -> None:
     pred[first_template & (rows["pronoun"] == "hon")] = "invalid"
     oc = pd.Series(True, index=rows.index)
     oc[first_template & (rows["pronoun"] == "hon")] = False
-    r = resolution.score_resolution(rows.assign(prediction_role=pred, order_consistent=oc), n_boot=50)
+    r = resolution.score_resolution(
+        rows.assign(prediction_role=pred, order_consistent=oc), n_boot=50
+    )
     assert _value(r, "gender_parity") == pytest.approx(103 / 104)
     assert _value(r, "option_order_consistency") == pytest.approx(311 / 312)
     # occupation share among the 311 valid answers (the invalid one names neither candidate)

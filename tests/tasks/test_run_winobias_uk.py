@@ -36,7 +36,16 @@ def test_cli_run_writes_the_run_directory(tmp_path: Path) -> None:
     parquet = pd.read_parquet(out / "predictions.parquet")
     assert list(parquet["prediction_role"]) == list(csv["prediction_role"])
     tidy = pd.read_csv(out / "metrics.csv")
-    assert list(tidy.columns) == ["metric", "split", "type", "value", "ci_low", "ci_high", "n", "n_strata"]
+    assert list(tidy.columns) == [
+        "metric",
+        "split",
+        "type",
+        "value",
+        "ci_low",
+        "ci_high",
+        "n",
+        "n_strata",
+    ]
     man = json.loads((out / "manifest.json").read_text())
     assert man["review_status"] == "preview; broader human review ongoing"
     assert man["protocol"] == "forced_choice"
