@@ -102,7 +102,10 @@ def crosslingual(
     run_en: Annotated[Path, typer.Argument(help="The same model on English WinoBias or WinoPron.")],
     out: Annotated[
         Path | None,
-        typer.Option(help="Write crosslingual.csv, _agreement.csv and _occupations.csv here."),
+        typer.Option(
+            help="Write crosslingual.csv, _agreement.csv, _occupations.csv, crosslingual.md "
+            "and crosslingual.html with a forest plot here."
+        ),
     ] = None,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
@@ -130,4 +133,7 @@ def crosslingual(
         highlight=False,
     )
     if out is not None:
-        out_console.print(f"wrote {out}/crosslingual.csv and its tables", highlight=False)
+        out_console.print(
+            f"wrote {out}/crosslingual.csv and its tables, crosslingual.md, crosslingual.html",
+            highlight=False,
+        )

@@ -21,17 +21,15 @@ refuses the pair and says so (:data:`UNLINKABLE`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
 
 from ..errors import DatasetError, TaskError
 from ..report.rundir import RunDir, load_predictions, load_run_dir
 from . import across_winobias as wb
 from . import across_winopron as wp
+from .crosslingual_result import CrosslingualResult
 from .joins import agreement_table, occupation_table
+from .pairing import data_identity
 
 PAIRS = {("winobias-uk", "winobias-en"), ("winopron-uk", "winopron-en")}
 SWEWINOGENDER_TASKS = ("swewinogender", "swewinogender/nli", "swewinogender/resolution")
@@ -49,22 +47,16 @@ UNLINKABLE = {
 }
 
 
-@dataclass(frozen=True)
-class CrosslingualResult:
-    """Per-language metrics on shared items, UK - EN with paired intervals, agreement."""
-
-    run_uk: str
-    run_en: str
-    model_uk: str
-    model_en: str
-    table: pd.DataFrame
-    agreement: pd.DataFrame
-    occupations: pd.DataFrame
-    settings: dict[str, Any] = field(default_factory=dict)
-
-    def to_frame(self) -> pd.DataFrame:
-        """metric, split, type, uk, en, diff (UK - EN), ci_low, ci_high, p_boot, n_items."""
-        return self.table.copy()
+def _identity(rd: RunDir) -> dict[str, str]:
+    """What the page and the Markdown show of a run: the strongest data hash it records."""
+    data = next(iter(data_identity(rd.manifest).items()), None)
+    return {
+        "task": rd.task,
+        "model": rd.model,
+        "run": str(rd.path),
+        "data": f"{data[0]}={data[1]}" if data else "unrecorded",
+        "prompt": rd.prompt_key,
+    }
 
 
 def crosslingual(
@@ -121,6 +113,7 @@ def crosslingual(
             "resampling_unit": unit,
             "join": key,
         },
+        runs={lang: _identity(rd) for lang, rd in (("uk", uk), ("en", en))},
     )
     if out is not None:
         target = Path(out)
@@ -128,4 +121,7 @@ def crosslingual(
         result.table.to_csv(target / "crosslingual.csv", index=False)
         result.agreement.to_csv(target / "crosslingual_agreement.csv", index=False)
         result.occupations.to_csv(target / "crosslingual_occupations.csv", index=False)
+        from .crosslingual_report import write_crosslingual
+
+        write_crosslingual(result, target)
     return result

@@ -1,0 +1,252 @@
+"""Writing a :class:`~winoscope.compare.across_languages.CrosslingualResult` as Markdown and HTML.
+
+``write_crosslingual(result, out)`` writes, beside the three tidy CSV files::
+
+  OUT/
+    crosslingual.md     UK - EN on the shared items, agreement and occupations (Markdown)
+    crosslingual.html   self-contained page: the two runs, a forest plot of UK - EN and the
+                        same tables
+    plots/forest_crosslingual.png, plots/forest_crosslingual.svg
+
+The numbers are formatted once (:func:`display_rows`) for the terminal, the Markdown and the
+page alike: values to three decimals, UK - EN signed, its interval as ``[+lo, +hi]``.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._version import __version__
+from ..report.figures import (
+    BLUE,
+    VERMILLION,
+    ReportFigure,
+    SavedFigure,
+    forest,
+    new_figure,
+    plain,
+    save_figure,
+    styled,
+)
+from ..report.html import environment
+from ..report.plots import stratum_label
+from .crosslingual_result import CrosslingualResult
+
+GAPS = ("signed_bias_gap", "gender_gap")  # the families' signed gaps (WinoBias, WinoPron)
+
+
+def _num(x: Any, signed: bool = False) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return f"{float(x):+.3f}" if signed else f"{float(x):.3f}"
+
+
+def _p(x: Any) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{float(x):.3g}"
+
+
+def ci_text(lo: float, hi: float) -> str:
+    """``[+lo, +hi]``, or ``–`` without an interval."""
+    return "–" if math.isnan(lo) else f"[{lo:+.3f}, {hi:+.3f}]"
+
+
+def display_rows(table: pd.DataFrame) -> list[dict[str, str]]:
+    """Rows as display strings: metric, stratum, UK, EN, UK - EN, 95% CI, p, items."""
+    return [
+        {
+            "metric": str(r.metric),
+            "stratum": stratum_label(str(r.split), str(r.type)),
+            "uk": _num(r.uk),
+            "en": _num(r.en),
+            "diff": _num(r.diff, signed=True),
+            "ci": ci_text(float(r.ci_low), float(r.ci_high)),
+            "p": _p(r.p_boot),
+            "n": str(r.n_items),
+            "excludes": "yes"
+            if not math.isnan(r.ci_low) and (r.ci_low > 0 or r.ci_high < 0)
+            else "",
+            "gap": "yes" if r.metric in GAPS else "",
+        }
+        for r in table.itertuples(index=False)
+    ]
+
+
+def agreement_rows(agreement: pd.DataFrame) -> list[dict[str, Any]]:
+    return [{**a, "p": _p(a["mcnemar_p"])} for a in agreement.to_dict("records")]
+
+
+def occupation_rows(occupations: pd.DataFrame) -> list[dict[str, Any]]:
+    return [
+        {
+            **o,
+            "uk": _num(o["accuracy_uk"]),
+            "en": _num(o["accuracy_en"]),
+            "diff_text": _num(o["diff"], signed=True),
+        }
+        for o in occupations.to_dict("records")
+    ]
+
+
+def _unit(result: CrosslingualResult) -> str:
+    s = result.settings
+    return (
+        f"{s.get('level', 0.95):.0%} paired bootstrap intervals ({s.get('n_boot')} resamples of "
+        f"{s.get('resampling_unit')}, seed {s.get('seed')})"
+    )
+
+
+def markdown(result: CrosslingualResult) -> str:
+    runs = result.runs
+    out = [
+        f"# {runs['uk']['task']} against {runs['en']['task']}: UK − EN on the shared items",
+        "",
+        *[
+            f"- {lang.upper()}: `{r['model']}` ({Path(r['run']).name}); task {r['task']}; "
+            f"data {r['data']}; prompt {r['prompt']}"
+            for lang, r in runs.items()
+        ],
+        "",
+        f"{result.settings.get('shared_rows')} shared rows joined on "
+        f"{', '.join(result.settings.get('join', []))}; {_unit(result)}; p: two-sided "
+        "bootstrap p-value.",
+        "",
+        "| metric | stratum | UK | EN | UK − EN | 95% CI | p | items |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in display_rows(result.table):
+        out.append(
+            f"| {r['metric']} | {r['stratum']} | {r['uk']} | {r['en']} | {r['diff']} | "
+            f"{r['ci']} | {r['p']} | {r['n']} |"
+        )
+    out += [
+        "",
+        "Per-row agreement (exact McNemar on only EN right vs only UK right):",
+        "",
+        "| condition | rows | both right | only EN right | only UK right | both wrong | p |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for a in agreement_rows(result.agreement):
+        out.append(
+            f"| {a['condition']} | {a['rows']} | {a['both_right']} | {a['only_en_right']} | "
+            f"{a['only_uk_right']} | {a['both_wrong']} | {a['p']} |"
+        )
+    if len(result.occupations):
+        out += [
+            "",
+            "Occupations where the languages differ most (accuracy):",
+            "",
+            "| occupation | Ukrainian | rows | UK | EN | UK − EN |",
+            "|---|---|---|---|---|---|",
+        ]
+        for o in occupation_rows(result.occupations):
+            out.append(
+                f"| {o['occupation']} | {o['occupation_uk']} | {o['rows']} | {o['uk']} | "
+                f"{o['en']} | {o['diff_text']} |"
+            )
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _figure_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The macro rows, then each stratum's signed gap; rows without a value left out."""
+    macro = table[table["split"] == "macro"]
+    gaps = table[(table["split"] != "macro") & table["metric"].isin(GAPS)]
+    rows = pd.concat([macro, gaps])
+    return rows[~rows["diff"].isna()]
+
+
+@styled
+def forest_figure(result: CrosslingualResult) -> ReportFigure | None:
+    """Left: each language's value; right: UK - EN with its paired interval (same rows)."""
+    rows = _figure_rows(result.table)
+    if rows.empty:
+        return None
+    labels = [
+        str(r.metric) if r.split == "macro" else f"{r.metric} · {stratum_label(r.split, r.type)}"
+        for r in rows.itertuples(index=False)
+    ]
+    fig, (left, right) = new_figure(
+        1,
+        2,
+        figsize=(8.4, 1.0 + 0.3 * len(rows)),
+        sharey=True,
+        gridspec_kw={"width_ratios": [1, 1.2]},
+    )
+    y = np.arange(len(rows))[::-1]
+    left.hlines(y, rows["en"], rows["uk"], color="#bbbbbb", lw=1.5)
+    left.plot(rows["en"], y, "s", color=BLUE, ms=5, label="EN")
+    left.plot(rows["uk"], y, "o", color=VERMILLION, ms=5, label="UK")
+    left.axvline(0, color="black", lw=0.8)
+    left.set_xlim(-1.05, 1.05)
+    left.grid(axis="x", alpha=0.3)
+    left.legend(
+        loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False, ncols=2,
+        borderaxespad=0.2, handletextpad=0.2,
+    )  # fmt: skip
+    left.set_title(plain("Each language"), loc="left", fontsize=9)
+    left.set_xlabel("value")
+    forest(
+        right,
+        labels,
+        rows[["diff", "ci_low", "ci_high"]].to_numpy(dtype=float),
+        [m in GAPS for m in rows["metric"]],
+    )
+    # a difference of gaps reaches 2 (forest caps its axis at the +-1 of a difference of rates)
+    values = rows[["diff", "ci_low", "ci_high"]].to_numpy(dtype=float)
+    bound = min(2.1, max(0.1, float(np.nanmax(np.abs(values)))) * 1.1)
+    right.set_xlim(-bound, bound)
+    left.set_yticks(y, [plain(x) for x in labels])
+    right.tick_params(labelleft=False)
+    right.set_title(plain("UK − EN"), loc="left", fontsize=9)
+    right.set_xlabel(
+        f"UK − EN ({result.settings.get('level', 0.95):.0%} paired bootstrap interval)"
+    )
+    fig.tight_layout()
+    return ReportFigure(
+        "forest_crosslingual",
+        f"{result.runs['uk']['task']} against {result.runs['en']['task']}",
+        "Left: each language's value on the shared items (squares EN, circles UK). Right: "
+        "UK − EN with its paired bootstrap interval (the same resampled source units for both "
+        "languages). Coloured, filled markers: the interval excludes zero (red above, blue "
+        "below); hollow grey: it includes zero. Diamonds: signed gaps.",
+        fig,
+    )
+
+
+def write_crosslingual(result: CrosslingualResult, out: Path) -> list[Path]:
+    """crosslingual.md, crosslingual.html and the figure's PNG and SVG under ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    md = out / "crosslingual.md"
+    md.write_text(markdown(result), encoding="utf-8")
+    fig = forest_figure(result)
+    figures: list[SavedFigure] = [save_figure(fig, out / "plots")] if fig else []
+    if fig is not None:
+        fig.figure.clear()
+    s = result.settings
+    counts = {k: v for k, v in s.items() if isinstance(v, int) and k not in ("n_boot", "seed")}
+    html = out / "crosslingual.html"
+    html.write_text(
+        environment()
+        .get_template("crosslingual.html.j2")
+        .render(
+            title=f"winoscope crosslingual: {result.runs['uk']['task']} / "
+            f"{result.runs['en']['task']}",
+            result=result,
+            runs=result.runs,
+            unit=_unit(result),
+            join=", ".join(s.get("join", [])),
+            counts=counts,
+            macro=display_rows(result.table[result.table["split"] == "macro"]),
+            strata=display_rows(result.table[result.table["split"] != "macro"]),
+            agreement=agreement_rows(result.agreement),
+            occupations=occupation_rows(result.occupations),
+            figures=figures,
+            version=__version__,
+        ),
+        encoding="utf-8",
+    )
+    return [md, html, *(f.png_path for f in figures), *(f.svg_path for f in figures)]
