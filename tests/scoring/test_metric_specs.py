@@ -230,3 +230,28 @@ def test_the_documented_declaration_runs_as_written() -> None:
         "pro_score",
         "anti_score",
     ]
+
+
+def test_coreference_headlines_are_conll_f1_and_link_accuracy() -> None:
+    """MUC, B-cubed and CEAF-e F1 are declared components of CoNLL F1 (their mean), so where
+    CoNLL F1 is reported they come after link accuracy, the other measure of its own."""
+    from winoscope.scoring.metric import get_metric, headline_metrics
+    from winoscope.tasks import get_task
+
+    assert get_metric("conll_f1").components == ("muc_f1", "bcub_f1", "ceafe_f1")
+    heads = headline_metrics(list(get_task("winobias-uk/coref").metrics), limit=4)
+    assert heads == [
+        "conll_f1_pro_minus_anti",
+        "conll_f1_pro",
+        "conll_f1_anti",
+        "link_accuracy_pro",
+    ]
+    heads = headline_metrics(list(get_task("winopron-uk/coref").metrics), limit=5)
+    assert heads[-1] == "link_accuracy" and "muc_f1" not in heads
+    # the forced-choice tasks' headlines are as before
+    assert headline_metrics(list(get_task("winobias-uk").metrics), limit=4) == [
+        "signed_bias_gap",
+        "overall_accuracy",
+        "pro_accuracy",
+        "anti_accuracy",
+    ]

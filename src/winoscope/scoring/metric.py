@@ -232,9 +232,17 @@ def headline_metrics(names: Sequence[str], limit: int = 6) -> list[str]:
     specs = {m: get_metric(m) for m in names}
     ordered = signed_gap_metrics(names)
     ordered += [m for m in names if specs[m].role == "overall"]
-    ordered += metrics_naming(names, CONDITION_GROUPS) + metrics_naming(names, GENDER_GROUPS)
+    by_group = metrics_naming(names, CONDITION_GROUPS) + metrics_naming(names, GENDER_GROUPS)
+    # a measure that is a component of another reported measure (MUC F1 of CoNLL F1) comes
+    # after the other measures: the coreference headlines are CoNLL F1 and link accuracy
+    measures = {specs[m].measure or m for m in names if specs[m].kind != "gap"}
+    parts = {c for ms in measures for c in get_metric(ms).components}
+    ordered += [m for m in by_group if specs[m].measure not in parts]
+    ordered += [m for m in by_group if specs[m].measure in parts]
     ordered += [m for m in names if specs[m].kind == "consistency" and not specs[m].role]
-    ordered += [m for m in names if not (specs[m].kind == "gap" and not specs[m].signed_gap)]
+    rest = [m for m in names if not (specs[m].kind == "gap" and not specs[m].signed_gap)]
+    ordered += [m for m in rest if (specs[m].measure or m) not in parts]
+    ordered += [m for m in rest if (specs[m].measure or m) in parts]
     return list(dict.fromkeys(ordered))[:limit]
 
 
