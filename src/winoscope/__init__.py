@@ -42,6 +42,9 @@ _LAZY = {
     "CrosslingualResult": ".compare.across_languages",
     "crosslingual": ".compare.across_languages",
     "run_templates": ".sensitivity",
+    "hf_model": ".backends.hf_live",
+    "sweep": ".sweep",
+    "SweepResult": ".sweep",
 }
 
 __all__ = [

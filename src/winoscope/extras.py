@@ -20,6 +20,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "zstandard": ("corpus", "zstandard"),
     "torch": ("hf", "torch"),
     "transformers": ("hf", "transformers"),
+    "peft": ("peft", "peft"),
 }
 
 

@@ -83,6 +83,7 @@ def run(
     alpha_invalid: str | None = None,
     max_failed_share: float = 0.0,
     limit: int | None = None,
+    tags: Mapping[str, Any] | None = None,
 ) -> RunResult:
     """Evaluate ``model`` on ``task`` and (with ``out``) write the run directory.
 
@@ -107,8 +108,15 @@ def run(
     ``limit`` makes a partial run for a smoke test: the first ``limit`` source items of every
     stratum, with all their variants and option orders (:mod:`winoscope.limit`); the manifest's
     ``partial`` entry and every report say so.
+
+    ``tags`` record what was done to the model (``{"method": "steer", "alpha": 4}``,
+    :mod:`winoscope.tags`): the manifest, the reports, ``show``, ``compare``, ``diff`` and
+    sweeps show them; they never key stored answers.
     """
+    from .tags import normalize_tags
+
     started = time.time()
+    run_tags = normalize_tags(tags)
     check_failed_share(max_failed_share)
     check_limit(limit)
     t = get_task(task) if isinstance(task, str) else task
@@ -189,7 +197,10 @@ def run(
         started=started,
         settings=result.settings,
     )
+    manifest["tags"] = run_tags
     manifest["responses"] = {**counts, "store": None if store_path is None else store_path.name}
+    if store_path is None:
+        manifest["responses"]["not_stored"] = _why_not_stored(backend, out, store)
     mass = letter_mass_summary(responses.values())
     if mass is not None:  # instruct models that do not answer with the offered letters show
         manifest["letter_mass"] = mass
@@ -217,6 +228,15 @@ def run(
 
         rr.out_dir = write_run(rr, Path(out))
     return rr
+
+
+def _why_not_stored(backend: Backend, out: str | Path | None, store: Any) -> str:
+    if not backend.cacheable:
+        runtime = getattr(backend, "runtime", None) or {}
+        return str(runtime.get("store") or "the backend's answers cost nothing to recompute")
+    if store is False:
+        return "store=False"
+    return "no run directory (out) and no store file given"
 
 
 def _score_options(t: Task, **options: Any) -> dict[str, Any]:

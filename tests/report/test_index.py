@@ -32,7 +32,7 @@ def test_compare_writes_an_index_whose_links_all_resolve(tmp_path: Path) -> None
         assert (out / href).resolve().is_file(), href
     text = (out / "index.html").read_text(encoding="utf-8")
     assert "winobias-uk" in text and "winopron-uk" in text and "signed bias gap" in text
-    assert list(cmp.to_frame().columns)[:3] == ["task", "model", "run"]
+    assert list(cmp.to_frame().columns)[:4] == ["task", "model", "tags", "run"]
 
 
 def test_demo_writes_one_page_to_open(tmp_path: Path) -> None:

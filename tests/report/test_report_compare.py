@@ -43,7 +43,7 @@ def test_tidy_table_stacks_every_run(runs: Path, tmp_path: Path) -> None:
     a = pd.read_csv(runs / "stereotype" / "metrics.csv")
     b = pd.read_csv(runs / "agreement" / "metrics.csv")
     assert len(csv) == len(a) + len(b)
-    assert list(csv.columns[:5]) == ["task", "model", "run", "dataset", "prompt"]
+    assert list(csv.columns[:6]) == ["task", "model", "tags", "run", "dataset", "prompt"]
     assert set(csv["model"]) == {"baseline:stereotype", "baseline:agreement"}
     got = csv[csv["model"] == "baseline:agreement"].reset_index(drop=True)
     pd.testing.assert_frame_equal(got[list(b.columns)], b, check_dtype=False)

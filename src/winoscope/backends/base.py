@@ -29,8 +29,12 @@ class Backend(Protocol):
 
     kind: str
     model: str
-    params: dict[str, Any]
     cacheable: bool
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The parameters that change answers (an attribute or a property)."""
+        ...
 
     def respond(self, requests: Sequence[Request]) -> Iterator[Response]:
         """Yield one response per request, in any order, as they complete."""

@@ -176,7 +176,7 @@ def make_gemma(
     )
     return HFLocalBackend(
         model=name,
-        params=params,
+        base_params=params,
         locate=lambda: ensure_float_model(root),
         batch_size=as_batch_size(batch_size),
         threads=None if threads is None else as_positive_int(threads, "threads"),

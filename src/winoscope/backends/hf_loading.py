@@ -147,6 +147,8 @@ class LoadOptions:
     device_map: Any = None
     attn_implementation: str | None = None
     trust_remote_code: bool = False
+    #: a PEFT adapter directory put on the model after loading (``-M peft=DIR``)
+    adapter: Path | None = None
 
 
 def load_causal_lm(model_dir: Path, options: LoadOptions | None = None) -> LoadedLM:
@@ -178,6 +180,8 @@ def load_causal_lm(model_dir: Path, options: LoadOptions | None = None) -> Loade
             trust_remote_code=opts.trust_remote_code,
             **extra,
         )
+        if opts.adapter is not None:
+            model = attach_adapter(model, opts.adapter)
         if opts.device_map is None and opts.device != "cpu":
             model = model.to(opts.device)
     except BackendError:
@@ -188,6 +192,11 @@ def load_causal_lm(model_dir: Path, options: LoadOptions | None = None) -> Loade
         if bars:
             hf_logging.enable_progress_bar()
     model.eval()
+    return loaded_lm(model, tok, opts.dtype)
+
+
+def loaded_lm(model: Any, tok: Any, dtype: str) -> LoadedLM:
+    """The scoring view of a model and its tokenizer: padding, end tokens, context limits."""
     eos = tok.eos_token_id
     eos_ids = tuple(eos) if isinstance(eos, list) else (() if eos is None else (int(eos),))
     pad = tok.pad_token_id
@@ -201,8 +210,31 @@ def load_causal_lm(model_dir: Path, options: LoadOptions | None = None) -> Loade
         context_length(model.config),
         sliding_window(model.config),
         device=str(model.device),
-        dtype=opts.dtype,
+        dtype=dtype,
     )
+
+
+def adapter_dir(path: str | Path) -> Path:
+    """A PEFT adapter directory (``adapter_config.json`` beside its weights), checked."""
+    found = Path(path).expanduser()
+    if not found.is_dir():
+        raise BackendError(f"option peft={path}: no such adapter directory")
+    if not (found / "adapter_config.json").is_file():
+        raise BackendError(
+            f"option peft={path}: not a PEFT adapter directory (no adapter_config.json; "
+            "save one with model.save_pretrained(DIR) on a PeftModel)"
+        )
+    return found.resolve()
+
+
+def attach_adapter(model: Any, path: Path) -> Any:
+    """The model with the adapter at ``path`` on it, for inference (peft's ``PeftModel``)."""
+    from ..extras import require
+
+    require("peft", f"option peft={path}")
+    from peft import PeftModel
+
+    return PeftModel.from_pretrained(model, str(path), is_trainable=False)
 
 
 def _from_pretrained(auto: Any, model_dir: Path, torch_dtype: Any, **kwargs: Any) -> Any:

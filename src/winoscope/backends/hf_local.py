@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,10 +40,17 @@ from ..extras import require
 from ..records import Request, Response
 from .base import backend, reject_unknown
 from .hf_batching import AUTO_START_CUDA, AUTO_START_OTHER, BatchSizer
-from .hf_identity import config_commit, identity, read_config, weights_sha256
+from .hf_identity import (
+    config_commit,
+    identity,
+    model_fingerprint,
+    read_config,
+    weights_sha256,
+)
 from .hf_loading import (
     LoadedLM,
     LoadOptions,
+    adapter_dir,
     load_causal_lm,
     resolve_device,
     resolve_dtype,
@@ -66,7 +74,8 @@ class HFLocalBackend:
     """A local causal LM answering optioned requests (forced choice, cloze); see module doc."""
 
     model: str
-    params: dict[str, Any]
+    #: the options that change answers, fixed when the backend is made (see ``params``)
+    base_params: dict[str, Any]
     locate: Callable[[], Path]
     batch_size: int | str = "auto"
     threads: int | None = None
@@ -74,6 +83,10 @@ class HFLocalBackend:
     cacheable: bool = True
     load_options: LoadOptions = field(default_factory=LoadOptions)
     verify: str = "fingerprint"
+    #: a model handed over in Python (:func:`.hf_live.hf_model`), not loaded from ``locate``
+    live: bool = False
+    #: the live weights' fingerprint right after loading from a path (an in-place edit shows)
+    loaded_weights: str | None = None
     #: how the work is spread (device, batch size ...): the manifest's ``model.runtime``
     runtime: dict[str, Any] = field(default_factory=dict)
     _lm: LoadedLM | None = field(default=None, repr=False)
@@ -93,8 +106,35 @@ class HFLocalBackend:
         )
 
     @property
+    def params(self) -> dict[str, Any]:
+        """What keys the store and the manifest: ``base_params`` and what the model is now.
+
+        A model held in Python adds its live identity (:mod:`.hf_live_identity`: config,
+        weights, adapters, hooks); a model loaded from a path adds the hooks registered on it
+        since, and a live weights fingerprint once its weights differ from the loaded ones.
+        Computed on each read, so a hook added between two runs keys the second one apart.
+        """
+        out = dict(self.base_params)
+        if self._lm is None:
+            return out
+        from .hf_live_identity import hook_inventory, live_identity, weights_fingerprint
+
+        model = self._lm.model
+        if self.live:
+            out.update(live_identity(model, full=self.verify == "full"))
+            return out
+        hooks = hook_inventory(model)
+        if hooks:
+            out["hooks"] = hooks
+        if self.loaded_weights is not None:
+            now = weights_fingerprint(model)
+            if now != self.loaded_weights:
+                out["weights_modified"] = now
+        return out
+
+    @property
     def mode(self) -> str:
-        return str(self.params["mode"])
+        return str(self.base_params["mode"])
 
     @property
     def sizer(self) -> BatchSizer:
@@ -115,6 +155,9 @@ class HFLocalBackend:
                 torch.set_num_threads(self.threads)
             model_dir = self.locate()
             self._lm = load_causal_lm(model_dir, self.load_options)
+            from .hf_live_identity import weights_fingerprint
+
+            self.loaded_weights = weights_fingerprint(self._lm.model)
             self.runtime.update(
                 loaded=True,
                 device=self._lm.device,
@@ -132,8 +175,8 @@ class HFLocalBackend:
         """The prompt as the user turn of the chat template, ready for the assistant's answer."""
         tok = self.load().tokenizer
         messages = [{"role": "user", "content": prompt}]
-        if self.params.get("system"):
-            messages.insert(0, {"role": "system", "content": str(self.params["system"])})
+        if self.base_params.get("system"):
+            messages.insert(0, {"role": "system", "content": str(self.base_params["system"])})
         try:
             return str(
                 tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
@@ -144,13 +187,13 @@ class HFLocalBackend:
     def prompt_ids(self, prompt: str) -> list[int]:
         """Token ids of the prompt as the model reads it (in the chat template when on)."""
         tok = self.load().tokenizer
-        if self.mode in ("generate", "letters") and self.params.get("chat"):
+        if self.mode in ("generate", "letters") and self.base_params.get("chat"):
             return list(tok(self.chat_text(prompt), add_special_tokens=False)["input_ids"])
         return list(tok(prompt)["input_ids"])
 
     def continuation_ids(self, req: Request) -> list[list[int]]:
         tok = self.load().tokenizer
-        prefix = str(self.params.get("prefix", " "))
+        prefix = str(self.base_params.get("prefix", " "))
         texts = [o.label if self.mode == "letters" else o.text for o in req.options]
         return [list(tok(prefix + t, add_special_tokens=False)["input_ids"]) for t in texts]
 
@@ -158,7 +201,7 @@ class HFLocalBackend:
         """Per option, the token ids of its letter's spellings (None: read as continuations)."""
         from .hf_encoding import has_cyrillic, letter_token_ids
 
-        if self.params.get("prefix", " ") != " ":
+        if self.base_params.get("prefix", " ") != " ":
             return None
         key = (tuple(o.label for o in req.options), has_cyrillic(req.prompt))
         if key not in self._letter_cache:
@@ -173,12 +216,13 @@ class HFLocalBackend:
         lm = self.load()
         cloze = [r for r in requests if r.kind == "cloze" or self.mode == "cloze"]
         rest = [r for r in requests if not (r.kind == "cloze" or self.mode == "cloze")]
-        if cloze:
-            yield from self._cloze(lm, cloze)
-        if rest and self.mode == "generate":
-            yield from self._generate(lm, rest)
-        elif rest:
-            yield from self._choice(lm, rest)
+        with eval_mode(lm.model):
+            if cloze:
+                yield from self._cloze(lm, cloze)
+            if rest and self.mode == "generate":
+                yield from self._generate(lm, rest)
+            elif rest:
+                yield from self._choice(lm, rest)
         self.runtime.update(batch_size_used=self.sizer.size, oom_retries=self.sizer.oom_retries)
 
     def _error(self, req: Request, message: str) -> Response:
@@ -195,7 +239,7 @@ class HFLocalBackend:
     def _cloze(self, lm: LoadedLM, requests: Sequence[Request]) -> Iterator[Response]:
         from .hf_encoding import ClozeEncoder
 
-        enc = ClozeEncoder(lm.tokenizer, self.params.get("add_bos_token"))
+        enc = ClozeEncoder(lm.tokenizer, self.base_params.get("add_bos_token"))
         items = []
         for req in requests:
             pairs = [enc.pair(req.prompt, o.text) for o in req.options]
@@ -210,7 +254,7 @@ class HFLocalBackend:
     def _generate(self, lm: LoadedLM, requests: Sequence[Request]) -> Iterator[Response]:
         from .lm_scoring import greedy_generate
 
-        max_new = int(self.params["max_new_tokens"])
+        max_new = int(self.base_params["max_new_tokens"])
         prompts: list[list[int]] = []
         ready: list[int] = []
         for i, req in enumerate(requests):
@@ -255,6 +299,24 @@ class HFLocalBackend:
                 )
 
 
+@contextmanager
+def eval_mode(model: Any) -> Iterator[None]:
+    """The model in eval mode while it answers; each submodule's own mode restored after.
+
+    A model handed over between training steps is in training mode (dropout on); answers
+    are read without dropout, and training resumes with every module as it was.
+    """
+    modes = [(m, m.training) for m in model.modules()]
+    if any(training for _, training in modes):
+        model.eval()
+    try:
+        yield
+    finally:
+        for module, training in modes:
+            if module.training != training:
+                module.train(training)
+
+
 def tokenizer_has_chat_template(model_dir: Path) -> bool:
     """Whether the tokenizer files define a chat template (read without loading transformers)."""
     import json
@@ -286,6 +348,7 @@ HF_OPTIONS = (
     "add_bos_token",
     "verify",
     "threads",
+    "peft",
 )
 
 
@@ -308,11 +371,14 @@ def make_hf(
     add_bos_token: Any = None,
     verify: str = "fingerprint",
     threads: Any = None,
+    peft: str | None = None,
     seed: int = 0,
     **unknown: Any,
 ) -> HFLocalBackend:
     """``hf:PATH_OR_ID``; options are listed in ``HF_OPTIONS`` and the README.
 
+    ``peft=ADAPTER_DIR`` puts a PEFT adapter on the model when it loads; the adapter's files
+    are fingerprinted like the model's and key the store (``params["adapter"]``).
     ``seed`` is accepted and unused: greedy decoding and scoring are deterministic.
     """
     del seed
@@ -322,6 +388,10 @@ def make_hf(
     chat_flag = as_bool_or_auto(chat, "chat")
     if system is not None and chat_flag is False:
         raise BackendError("option system= needs the chat template (chat=auto or true)")
+    adapter = None
+    if peft is not None:
+        adapter = adapter_dir(str(peft))
+        require("peft", f"hf:{name} -M peft={peft}")
     run_device = resolve_device(str(device))
     run_dtype = resolve_dtype(str(dtype), run_device, read_config(model_dir))
     params = build_params(
@@ -337,19 +407,25 @@ def make_hf(
     )
     if system is not None and not params.get("chat"):
         raise BackendError("option system=: the tokenizer has no chat template to put it in")
+    if adapter is not None:
+        params["adapter"] = {"fingerprint": model_fingerprint(adapter)}
     options = LoadOptions(
         device=run_device,
         dtype=run_dtype,
         device_map=device_map,
         attn_implementation=None if attn_implementation is None else str(attn_implementation),
         trust_remote_code=as_bool_or_auto(trust_remote_code, "trust_remote_code") is True,
+        adapter=adapter,
     )
-    return HFLocalBackend(
+    backend = HFLocalBackend(
         model=name,
-        params=params,
+        base_params=params,
         locate=lambda: model_dir,
         batch_size=as_batch_size(batch_size),
         threads=None if threads is None else as_positive_int(threads, "threads"),
         load_options=options,
         verify=as_verify(verify),
     )
+    if adapter is not None:
+        backend.runtime["adapter_path"] = str(adapter)
+    return backend

@@ -169,6 +169,15 @@ def _scored(
     mass: float | None,
     latency: float,
 ) -> Response:
+    scores = [float(v) for v in values]
+    if any(math.isnan(v) or v == math.inf for v in scores):
+        # NaN (or +inf) log-probabilities are a broken forward pass, not an answer: a hook
+        # that writes NaN, a half-precision overflow at a large steering strength
+        return backend._error(
+            item.req,
+            "the model gave non-finite log-probabilities "
+            f"({', '.join(f'{v:g}' for v in scores)}): check hooks, adapters and the dtype",
+        )
     return Response(
         item.req.request_id,
         backend=backend.kind,

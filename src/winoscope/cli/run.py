@@ -135,6 +135,14 @@ def run(
             "and option orders); the manifest and the reports mark the run as partial.",
         ),
     ] = None,
+    tag: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tag",
+            help="What was done to the model, key=value (repeatable): --tag method=steer "
+            "--tag alpha=4. Recorded in the manifest and every report; numbers sort numerically.",
+        ),
+    ] = None,
 ) -> None:
     """Evaluate a model on a task and write predictions, metrics, manifest and report.
 
@@ -144,6 +152,7 @@ def run(
     from ..backends.openai_compat import cli_backend_options
     from ..backends.options import given_on_command_line, merge_backend_options, parse_model_args
     from ..runner import run as run_api
+    from ..tags import parse_tags
 
     out_dir = (
         out
@@ -177,6 +186,7 @@ def run(
             alpha_invalid=alpha_invalid,
             max_failed_share=max_failed_share,
             limit=limit,
+            tags=parse_tags(tag),
             backend_options=merge_backend_options(
                 cli_backend_options(
                     model,

@@ -3,7 +3,7 @@
 ``compare_runs([...], out)`` writes::
 
   OUT/
-    compare.csv    tidy: task, model, run, dataset, prompt, metric, split, type, value,
+    compare.csv    tidy: task, model, tags, run, dataset, prompt, metric, split, type, value,
                    ci_low, ci_high, n, n_strata, flagged
     compare.md     one Markdown table per task (macro averages, value [95% CI])
     compare.tex    the same as booktabs LaTeX tables
@@ -30,6 +30,7 @@ import pandas as pd
 from .._version import __version__
 from ..errors import DatasetError
 from ..scoring.metric import gap_meaning, headline_metrics, signed_gap_metrics
+from ..tags import format_tags, tag_sort_key
 from .figures import (
     DPI,
     ReportFigure,
@@ -47,6 +48,7 @@ from .tables import Cell, fmt, fmt_ci, is_missing
 TIDY_COLUMNS = [
     "task",
     "model",
+    "tags",
     "run",
     "dataset",
     "prompt",
@@ -93,11 +95,30 @@ def expand_run_paths(args: Iterable[str | Path]) -> list[Path]:
 
 
 def run_labels(runs: Sequence[RunDir]) -> list[str]:
-    """The model spec, or ``spec (dir name)`` when one task has the same model twice."""
+    """The model spec with the run's tags (``hf:m [alpha=4]``), and the directory's name
+    after it when one task has that label twice."""
+    names = [r.label for r in runs]
     seen: dict[tuple[str, str], int] = {}
+    for r, name in zip(runs, names, strict=True):
+        seen[(r.task, name)] = seen.get((r.task, name), 0) + 1
+    return [
+        name if seen[(r.task, name)] == 1 else f"{name} ({r.path.name})"
+        for r, name in zip(runs, names, strict=True)
+    ]
+
+
+def order_runs(runs: Sequence[RunDir]) -> list[RunDir]:
+    """Runs grouped by task (in order of first appearance) and, within a task, by model and
+    then by tag values, numbers in numeric order (``alpha=2`` before ``alpha=10``)."""
+    first: dict[str, int] = {}
     for r in runs:
-        seen[(r.task, r.model)] = seen.get((r.task, r.model), 0) + 1
-    return [r.model if seen[(r.task, r.model)] == 1 else f"{r.model} ({r.path.name})" for r in runs]
+        first.setdefault(r.task, len(first))
+    keys = sorted({k for r in runs for k in r.tags})
+
+    def key(r: RunDir) -> tuple[object, ...]:
+        return (first[r.task], r.model, tuple(tag_sort_key(r.tags.get(k)) for k in keys))
+
+    return sorted(runs, key=key)
 
 
 def consistency_flags(runs: Sequence[RunDir]) -> tuple[list[str], set[int]]:
@@ -145,6 +166,7 @@ def tidy_table(runs: Sequence[RunDir], flagged: set[int] | None = None) -> pd.Da
         m.insert(0, "prompt", r.prompt_key)
         m.insert(0, "dataset", r.dataset_key)
         m.insert(0, "run", r.path.name)
+        m.insert(0, "tags", format_tags(r.tags))
         m.insert(0, "model", label)
         m.insert(0, "task", r.task)
         m["flagged"] = i in (flagged or set())
@@ -333,7 +355,7 @@ def compare_runs(paths: Iterable[str | Path], out: str | Path) -> Comparison:
     run_paths = expand_run_paths(paths)
     if not run_paths:
         raise DatasetError("no run directories given")
-    runs = [load_run_dir(p) for p in run_paths]
+    runs = order_runs([load_run_dir(p) for p in run_paths])
     flags, flagged = consistency_flags(runs)
     tidy = tidy_table(runs, flagged)
     out_dir = Path(out)
@@ -378,6 +400,7 @@ def render_compare_html(
             {
                 "task": r.task,
                 "model": label,
+                "tags": format_tags(r.tags),
                 "dataset": r.dataset_key,
                 "prompt": r.prompt_key,
                 "path": str(r.path),

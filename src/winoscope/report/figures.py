@@ -89,6 +89,7 @@ class SavedFigure:
     png: bytes
     png_path: Path
     svg_path: Path
+    pdf_path: Path | None = None
 
     @property
     def pixels(self) -> tuple[int, int]:
@@ -153,14 +154,21 @@ def forest(ax: Axes, labels: Sequence[str], values: np.ndarray, emphasise: Seque
     ax.grid(axis="x", alpha=0.3)
 
 
-def save_figure(fig: ReportFigure, folder: Path) -> SavedFigure:
-    """Write ``folder/KEY.png`` and ``folder/KEY.svg``."""
+def save_figure(fig: ReportFigure, folder: Path, *, paper: bool = False) -> SavedFigure:
+    """Write ``folder/KEY.png`` and ``folder/KEY.svg``; with ``paper`` also ``KEY.pdf``, and
+    the SVG keeps its text as text (editable, searchable) instead of outlines."""
     folder.mkdir(parents=True, exist_ok=True)
     png_path, svg_path = folder / f"{fig.key}.png", folder / f"{fig.key}.svg"
+    pdf_path = folder / f"{fig.key}.pdf" if paper else None
     buf = io.BytesIO()
-    with matplotlib.rc_context(STYLE):
+    style = {**STYLE, "svg.fonttype": "none"} if paper else STYLE
+    with matplotlib.rc_context(style):
         fig.figure.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
         png = buf.getvalue()
         png_path.write_bytes(png)
         fig.figure.savefig(svg_path, format="svg", metadata={"Date": None, "Creator": None})
-    return SavedFigure(fig.key, fig.title, fig.caption, png, png_path, svg_path)
+        if pdf_path is not None:
+            fig.figure.savefig(
+                pdf_path, format="pdf", metadata={"CreationDate": None, "Producer": None}
+            )
+    return SavedFigure(fig.key, fig.title, fig.caption, png, png_path, svg_path, pdf_path)

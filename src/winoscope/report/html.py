@@ -83,6 +83,7 @@ def example_rows(
 def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
     from ..limit import partial_note
     from ..scoring.winobias import unpaired_note
+    from .identity import identity_lines, store_note, tags_text
 
     man = rr.manifest
     metrics = rr.metrics
@@ -120,6 +121,9 @@ def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
             version=__version__,
             unpaired_note=unpaired_note(rr.result.settings),
             partial_note=partial_note(man),
+            identity=identity_lines(man),
+            tags=tags_text(man),
+            not_stored=store_note(man),
         )
     )
 

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .identity import identity_lines, store_note, tags_text
+
 if TYPE_CHECKING:
     from ..results import RunResult
 
@@ -148,7 +150,10 @@ def render_markdown(rr: RunResult) -> str:
         f"- **Protocol**: {man['protocol']}"
         + (f" (template `{man['prompt_template']['name']}`)" if man.get("prompt_template") else ""),
         *(f"- **Protocol note**: {pn}" for pn in man.get("protocol_notes") or ()),
-        f"- **Model**: `{man['model']['spec']}` params {man['model']['params']}",
+        f"- **Model**: `{man['model']['spec']}` params {compact_params(man['model']['params'])}",
+        *(f"- **Model identity**: {line}" for line in identity_lines(man)),
+        *([f"- **Tags**: {tags_text(man)}"] if tags_text(man) else []),
+        *([f"- **Answers not stored**: {store_note(man)}"] if store_note(man) else []),
         f"- **Seed**: {man['seed']} · bootstrap: {bootstrap_text(man.get('bootstrap') or {})}",
         f"- **Requests**: {man['requests']} ({man['request_errors']} failed)",
         *outcome_lines(man.get("outcome")),
@@ -203,3 +208,8 @@ def render_markdown(rr: RunResult) -> str:
     if man.get("prompt_template"):
         lines += ["## Prompt template", "", "```", man["prompt_template"]["text"], "```", ""]
     return "\n".join(lines)
+
+
+def compact_params(params: dict[str, Any]) -> dict[str, Any]:
+    """The parameters without the identity parts shown on their own lines (hooks, adapters)."""
+    return {k: v for k, v in params.items() if k not in ("hooks", "adapters", "config")}

@@ -49,6 +49,19 @@ class RunDir:
         return str(self.manifest.get("model", {}).get("spec", "?"))
 
     @property
+    def tags(self) -> dict[str, Any]:
+        """What the run was tagged with (``--tag``, ``tags=``); empty for untagged runs."""
+        tags = self.manifest.get("tags")
+        return dict(tags) if isinstance(tags, dict) else {}
+
+    @property
+    def label(self) -> str:
+        """The model spec with the run's tags: ``hf:base [alpha=4 method=steer]``."""
+        from ..tags import format_tags
+
+        return f"{self.model} [{format_tags(self.tags)}]" if self.tags else self.model
+
+    @property
     def dataset_key(self) -> str:
         """What identifies the data: hub revision, else file sha256, else location."""
         src = self.manifest.get("dataset", {}).get("source", {}) or {}

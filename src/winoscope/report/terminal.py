@@ -73,6 +73,15 @@ def show_renderable(rd: RunDir, *, strata: bool = False) -> Group:
     partial = partial_note(rd.manifest)
     if partial:
         items.append(Text(partial, style="bold yellow"))
+    from .identity import identity_lines, store_note, tags_text
+
+    if rd.tags:
+        items.append(Text(f"tags: {tags_text(rd.manifest)}", style="bold"))
+    for line in identity_lines(rd.manifest):
+        items.append(Text(line, style="dim"))
+    note = store_note(rd.manifest)
+    if note:
+        items.append(Text(f"answers not stored: {note}", style="yellow"))
     items.append(key_table(rd))
     if strata:
         items += strata_tables(rd)

@@ -1,0 +1,450 @@
+"""An intervention swept over its strength: one run per point, compared with the reference.
+
+``sweep(tasks, points, key="alpha", reference=0, out=DIR)`` runs every task at every point
+(``points`` maps the swept value to a backend or a model spec, or is a callable
+``make(value)`` so that one loaded base model serves every point by changing only its hooks or
+adapter), then compares each point with the reference point (usually the base model):
+
+- every headline metric (the task's declared signed gaps and its overall score) with its 95%
+  interval at every point;
+- the paired difference to the reference, ``point - reference``, with the paired bootstrap of
+  :func:`winoscope.diff` (both runs scored on the same resamples; for a signed gap also the
+  change of its size ``|point| - |reference|``), and Holm's adjustment across the sweep's
+  points for each metric: the family is "this metric changed at some strength";
+- a utility number per point: the task's own overall score (default), the overall score of
+  a second task run at every point (``utility="winobias-uk"``), or numbers the user measured
+  elsewhere (a CSV with columns ``point`` and ``utility``, or a mapping value -> number).
+
+``make(value)`` may return a backend, or a context manager that yields one (register the
+hooks on entry, remove them on exit): the sweep enters it for the point's runs and leaves it
+before the next point. Each point is written to ``OUT/<task>/<key>=<value>/`` with its own
+response store, tagged ``{key: value}``, so a stopped sweep resumes point by point: a point
+whose answers are stored asks nothing again (as long as its model's identity is the same).
+The sweep page is :mod:`winoscope.report.sweep_page`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import re
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import TaskError
+from .tags import format_tags, normalize_tags, tag_sort_key, tag_value
+
+SWEEP_COLUMNS = [
+    "task",
+    "point",
+    "reference",
+    "run",
+    "metric",
+    "role",
+    "split",
+    "type",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n",
+    "measure",
+    "diff",
+    "diff_low",
+    "diff_high",
+    "p_boot",
+    "p_holm",
+]
+UTILITY_COLUMNS = ["task", "point", "utility", "ci_low", "ci_high", "source"]
+PointSource = Mapping[Any, Any] | Callable[[Any], Any]
+
+
+@dataclass
+class SweepResult:
+    """Every point's runs, the table against the swept value, and the utility per point."""
+
+    key: str
+    points: list[Any]
+    reference: Any
+    tasks: list[str]
+    table: pd.DataFrame
+    utility: pd.DataFrame
+    runs: dict[tuple[str, Any], Any] = field(default_factory=dict, repr=False)
+    run_dirs: dict[tuple[str, Any], Path] = field(default_factory=dict)
+    utility_source: str = ""
+    settings: dict[str, Any] = field(default_factory=dict)
+    out: Path | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"SweepResult({self.key}: {', '.join(map(str, self.points))}; reference "
+            f"{self.reference}; tasks {', '.join(self.tasks)}; {len(self.table)} rows"
+            + (f"; {self.out}" if self.out else "")
+            + ")"
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.table.copy()
+
+
+def point_dir_name(key: str, value: Any) -> str:
+    """``alpha=4``; characters a folder name should not hold become ``_``."""
+    text = format_tags({key: value})
+    return re.sub(r"[^A-Za-z0-9_.=+\-]", "_", text)
+
+
+def _task_name(t: Any) -> str:
+    return t if isinstance(t, str) else str(t.name)
+
+
+@contextlib.contextmanager
+def _backend_for(points: PointSource, value: Any) -> Iterator[Any]:
+    """The point's backend: a spec or backend from the mapping, or what ``make(value)``
+    returns (a context manager is entered for the point and left after it)."""
+    made = points[value] if isinstance(points, Mapping) else points(value)
+    if hasattr(made, "__enter__") and hasattr(made, "__exit__"):
+        with made as backend:
+            yield backend
+    else:
+        yield made
+
+
+def _point_values(points: PointSource, values: Sequence[Any] | None) -> list[Any]:
+    if isinstance(points, Mapping):
+        if values is not None:
+            raise TaskError("sweep: give values= only with a callable make(value)")
+        found = list(points)
+    elif callable(points):
+        if not values:
+            raise TaskError("sweep: a callable make(value) needs values=[...] to call it with")
+        found = list(values)
+    else:
+        raise TaskError("sweep: points must map values to backends, or be make(value)")
+    if not found:
+        raise TaskError("sweep: no points")
+    typed = [tag_value(v) if isinstance(v, str) else v for v in found]
+    names = [point_dir_name("p", v) for v in typed]
+    if len(set(names)) != len(names):
+        raise TaskError(f"sweep: two points share a value ({', '.join(map(str, typed))})")
+    return found
+
+
+def _utility_numbers(
+    utility: Any, values: Sequence[Any], key: str
+) -> tuple[dict[Any, tuple[float, float, float]], str] | None:
+    """Per-point numbers the user supplies: a mapping, or a CSV (``point``/``KEY``,
+    ``utility``, optional ``ci_low``/``ci_high``)."""
+    if isinstance(utility, Mapping):
+        raw = {tag_value(k) if isinstance(k, str) else k: v for k, v in utility.items()}
+        source = "given per point"
+    elif isinstance(utility, str | Path) and (
+        str(utility).endswith(".csv") or Path(str(utility)).is_file()
+    ):
+        from .errors import DatasetError
+
+        path = Path(str(utility))
+        if not path.is_file():
+            raise DatasetError("no such utility file", file=str(path))
+        frame = pd.read_csv(path)
+        col = "point" if "point" in frame.columns else key
+        for need in (col, "utility"):
+            if need not in frame.columns:
+                raise DatasetError(
+                    f"expected columns point (or {key}) and utility", file=str(path), field=need
+                )
+        raw = {}
+        for i, r in enumerate(frame.to_dict("records"), start=2):
+            try:
+                number = float(r["utility"])
+            except (TypeError, ValueError):
+                raise DatasetError(
+                    f"expected a number, got {r['utility']!r}",
+                    file=str(path),
+                    row=i,
+                    field="utility",
+                ) from None
+            lo = float(r.get("ci_low", math.nan)) if "ci_low" in frame.columns else math.nan
+            hi = float(r.get("ci_high", math.nan)) if "ci_high" in frame.columns else math.nan
+            raw[tag_value(str(r[col]))] = (number, lo, hi)
+        source = str(path)
+    else:
+        return None
+    out: dict[Any, tuple[float, float, float]] = {}
+    for v in values:
+        k = tag_value(v) if isinstance(v, str) else v
+        if k not in raw:
+            raise TaskError(f"sweep: the utility numbers have no value for point {v!r}")
+        got = raw[k]
+        out[v] = got if isinstance(got, tuple) else (float(got), math.nan, math.nan)
+    return out, source
+
+
+def sweep(
+    tasks: Any,
+    points: PointSource,
+    *,
+    out: str | Path,
+    key: str = "alpha",
+    values: Sequence[Any] | None = None,
+    reference: Any = None,
+    utility: Any = None,
+    tags: Mapping[str, Any] | None = None,
+    n_boot: int = 2000,
+    seed: int = 0,
+    quiet: bool = True,
+    **run_options: Any,
+) -> SweepResult:
+    """Run ``tasks`` at every point and compare each point with ``reference`` (module doc).
+
+    >>> def steered(alpha):                                               # doctest: +SKIP
+    ...     return add_hook_and_wrap(model, alpha)                         # your hook
+    >>> s = winoscope.sweep("winobias-uk", steered, values=[0, 2, 4, 8],  # doctest: +SKIP
+    ...                     key="alpha", reference=0, out="sweeps/steer")
+
+    ``run_options`` go to every :func:`winoscope.run` (``data``, ``limit``,
+    ``backend_options`` ...); ``tags`` are added to every point's own ``{key: value}``.
+    """
+    from .compare.difference import diff
+    from .runner import run
+    from .tags import check_key
+
+    started = time.time()
+    check_key(key)
+    extra = normalize_tags(tags)
+    if key in extra:
+        raise TaskError(f"sweep: tag {key} is the swept value; leave it out of tags")
+    task_list = list(tasks) if isinstance(tasks, list | tuple) else [tasks]
+    if not task_list:
+        raise TaskError("sweep: no task")
+    found = _point_values(points, values)
+    ref = found[0] if reference is None else reference
+    typed = {v: tag_value(v) if isinstance(v, str) else v for v in found}
+    ref_match = [v for v in found if typed[v] == (tag_value(ref) if isinstance(ref, str) else ref)]
+    if not ref_match:
+        raise TaskError(
+            f"sweep: reference {ref!r} is not one of the points ({', '.join(map(str, found))})"
+        )
+    ref = ref_match[0]
+    utility_task = None
+    supplied = _utility_numbers(utility, found, key)
+    if supplied is None and utility is not None:
+        utility_task = utility
+        if _task_name(utility) not in [_task_name(t) for t in task_list]:
+            task_list.append(utility)
+    out_dir = Path(out)
+    runs: dict[tuple[str, Any], Any] = {}
+    dirs: dict[tuple[str, Any], Path] = {}
+    for v in found:  # one point at a time: its backend serves every task
+        with _backend_for(points, v) as backend:
+            for t in task_list:
+                name = _task_name(t)
+                where = out_dir / name.replace("/", "_") / point_dir_name(key, typed[v])
+                rr = run(
+                    t,
+                    backend,
+                    out=where,
+                    n_boot=n_boot,
+                    seed=seed,
+                    quiet=quiet,
+                    tags={key: typed[v], **extra},
+                    **run_options,
+                )
+                runs[(name, v)] = rr
+                dirs[(name, v)] = where
+    names = [_task_name(t) for t in task_list]
+    rows: list[dict[str, Any]] = []
+    for name in names:
+        for v in found:
+            rr = runs[(name, v)]
+            rows += _metric_rows(name, v, typed[v], v == ref, rr, dirs[(name, v)])
+            if v == ref:
+                continue
+            d = diff(dirs[(name, ref)], dirs[(name, v)], n_boot=n_boot, seed=seed)
+            _add_differences(rows, name, typed[v], d.table)
+    table = pd.DataFrame.from_records(rows, columns=SWEEP_COLUMNS)
+    table = _holm_across_points(table)
+    order = sorted(found, key=lambda v: tag_sort_key(typed[v]))
+    util, util_source = _utility_table(
+        names if utility_task is None else [_task_name(utility_task)],
+        order,
+        typed,
+        runs,
+        supplied,
+    )
+    result = SweepResult(
+        key=key,
+        points=[typed[v] for v in order],
+        reference=typed[ref],
+        tasks=[n for n in names if utility_task is None or n != _task_name(utility_task)] or names,
+        table=_sorted(table),
+        utility=util,
+        runs={(n, typed[v]): rr for (n, v), rr in runs.items()},
+        run_dirs={(n, typed[v]): p for (n, v), p in dirs.items()},
+        utility_source=util_source,
+        settings={
+            "n_boot": n_boot,
+            "seed": seed,
+            "tags": extra,
+            "holm": "across the sweep's points, per task, metric and measure",
+            "duration_s": round(time.time() - started, 3),
+        },
+        out=out_dir,
+    )
+    from .report.sweep_page import write_sweep
+
+    write_sweep(result, out_dir)
+    return result
+
+
+def _metric_rows(
+    task: str, value: Any, point: Any, is_ref: bool, rr: Any, where: Path
+) -> list[dict[str, Any]]:
+    """The headline and overall metrics of one run's summary stratum."""
+    from .compare.diff_result import summary_rows
+    from .scoring.metric import get_metric, headline_metrics
+
+    m = rr.metrics
+    summary = m[summary_rows(m)]
+    names = list(dict.fromkeys(summary["metric"].astype(str)))
+    heads = headline_metrics(names, limit=4)
+    keep = [n for n in names if n in heads or get_metric(n).role == "overall"]
+    out = []
+    for r in summary[summary["metric"].isin(keep)].itertuples(index=False):
+        spec = get_metric(str(r.metric))
+        out.append(
+            {
+                "task": task,
+                "point": point,
+                "reference": is_ref,
+                "run": where.name,
+                "metric": str(r.metric),
+                "role": "overall" if spec.role == "overall" else "headline",
+                "split": str(r.split),
+                "type": str(r.type),
+                "value": float(r.value),
+                "ci_low": float(r.ci_low),
+                "ci_high": float(r.ci_high),
+                "n": int(r.n),
+                "measure": "",
+                "diff": 0.0 if is_ref else math.nan,
+                "diff_low": math.nan,
+                "diff_high": math.nan,
+                "p_boot": math.nan,
+                "p_holm": math.nan,
+            }
+        )
+    return out
+
+
+def _add_differences(
+    rows: list[dict[str, Any]], task: str, point: Any, table: pd.DataFrame
+) -> None:
+    """Fill the point's rows with ``point - reference`` (and a gap's size change) from diff."""
+    mine = [r for r in rows if r["task"] == task and r["point"] == point and not r["reference"]]
+    extra = []
+    for r in mine:
+        got = table[
+            (table["metric"] == r["metric"])
+            & (table["split"].astype(str) == r["split"])
+            & (table["type"].astype(str) == r["type"])
+        ]
+        for i, d in enumerate(got.itertuples(index=False)):
+            target = r if i == 0 else {**r}
+            target.update(
+                measure=str(d.measure).replace("B", "point").replace("A", "reference"),
+                diff=float(d.diff),
+                diff_low=float(d.ci_low),
+                diff_high=float(d.ci_high),
+                p_boot=float(d.p_boot),
+            )
+            if i:
+                extra.append(target)
+    rows += extra
+
+
+def _holm_across_points(table: pd.DataFrame) -> pd.DataFrame:
+    from .scoring.paired import holm
+
+    table = table.copy()
+    comp = ~table["reference"].astype(bool)
+    for _, idx in (
+        table[comp].groupby(["task", "metric", "split", "type", "measure"]).groups.items()
+    ):
+        table.loc[idx, "p_holm"] = holm(table.loc[idx, "p_boot"].tolist())
+    return table
+
+
+def _sorted(table: pd.DataFrame) -> pd.DataFrame:
+    if table.empty:
+        return table
+    keys = table["point"].map(tag_sort_key)
+    order = sorted(range(len(table)), key=lambda i: (str(table["task"].iloc[i]), keys.iloc[i]))
+    return table.iloc[order].reset_index(drop=True)
+
+
+def _utility_table(
+    tasks: Sequence[str],
+    order: Sequence[Any],
+    typed: Mapping[Any, Any],
+    runs: Mapping[tuple[str, Any], Any],
+    supplied: tuple[dict[Any, tuple[float, float, float]], str] | None,
+) -> tuple[pd.DataFrame, str]:
+    from .compare.diff_result import summary_rows
+    from .scoring.metric import get_metric
+
+    rows = []
+    if supplied is not None:
+        numbers, source = supplied
+        for v in order:
+            u, lo, hi = numbers[v]
+            rows.append(
+                {
+                    "task": "",
+                    "point": typed[v],
+                    "utility": u,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "source": source,
+                }
+            )
+        return pd.DataFrame.from_records(rows, columns=UTILITY_COLUMNS), source
+    used = []
+    for name in tasks:
+        for v in order:
+            m = runs[(name, v)].metrics
+            summary = m[summary_rows(m)]
+            overall = [x for x in summary["metric"].astype(str) if get_metric(x).role == "overall"]
+            if not overall:
+                continue
+            r = summary[summary["metric"] == overall[0]].iloc[0]
+            rows.append(
+                {
+                    "task": name,
+                    "point": typed[v],
+                    "utility": float(r["value"]),
+                    "ci_low": float(r["ci_low"]),
+                    "ci_high": float(r["ci_high"]),
+                    "source": f"{name} {overall[0]}",
+                }
+            )
+            used.append(f"{name} {overall[0]}")
+    source = ", ".join(dict.fromkeys(used)) or "none (no task declares an overall score)"
+    return pd.DataFrame.from_records(rows, columns=UTILITY_COLUMNS), source
+
+
+def as_numbers(values: Sequence[Any]) -> np.ndarray | None:
+    """The points as numbers when every one is numeric (an x axis), else None (categories)."""
+    out = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int | float):
+            return None
+        out.append(float(v))
+    return np.asarray(out)
+
+
+__all__ = ["SweepResult", "as_numbers", "point_dir_name", "sweep"]

@@ -1,0 +1,142 @@
+"""PEFT adapters: ``hf:BASE -M peft=ADAPTER_DIR`` on the command line and a ``PeftModel`` held
+in Python answer alike; the adapter's fingerprint keys the store, so a swapped adapter, a
+disabled one or a changed scale is asked again. A real tiny LoRA adapter, made with peft."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from hf_requests import make_requests
+from transformers import AutoModelForCausalLM, AutoTokenizer
+from typer.testing import CliRunner
+
+import winoscope
+from tiny_lm import build_tiny_gpt2
+from winoscope.backends import create_backend
+from winoscope.cli import app
+from winoscope.errors import BackendError
+from winoscope.extras import MissingExtra
+from winoscope.runner import run
+
+peft = pytest.importorskip("peft")
+torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="module")
+def base_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-peft") / "base", seed=1)
+
+
+def make_adapter(base: Path, out: Path, seed: int) -> Path:
+    """A LoRA adapter on the attention projections, with non-zero B so it changes answers."""
+    torch.manual_seed(seed)
+    model = AutoModelForCausalLM.from_pretrained(base)
+    config = peft.LoraConfig(
+        r=4, lora_alpha=64, target_modules=["c_attn", "c_fc"], init_lora_weights=False
+    )
+    wrapped = peft.get_peft_model(model, config)
+    wrapped.save_pretrained(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def adapters(base_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("adapters")
+    return make_adapter(base_dir, root / "lora-a", 0), make_adapter(base_dir, root / "lora-b", 1)
+
+
+def logprobs(backend: object) -> dict[str, tuple]:
+    out = {}
+    for r in backend.respond(make_requests(7)):  # type: ignore[attr-defined]
+        assert r.error is None, r.error
+        out[r.request_id] = r.option_logprobs
+    return out
+
+
+def test_the_command_line_adapter_answers_as_the_peft_model_in_python(base_dir, adapters):
+    a, _ = adapters
+    from_cli = create_backend(f"hf:{base_dir}", peft=str(a), mode="texts")
+    model = peft.PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(base_dir), a)
+    live = winoscope.hf_model(model, AutoTokenizer.from_pretrained(base_dir), mode="texts")
+    plain = create_backend(f"hf:{base_dir}", mode="texts")
+    assert logprobs(from_cli) == logprobs(live)
+    assert logprobs(from_cli) != logprobs(plain)  # the adapter changes answers
+    assert from_cli.params["adapter"]["fingerprint"]
+    assert from_cli.runtime["adapter_path"] == str(a.resolve())
+    ids = live.params["adapters"]
+    assert (
+        list(ids["adapters"]) == ["default"] and ids["adapters"]["default"]["peft_type"] == "LORA"
+    )
+    assert ids["active"] == ["default"] and ids["disabled"] is False
+
+
+def test_a_swapped_adapter_asks_again_from_the_command_line(base_dir, adapters, tmp_path):
+    a, b = adapters
+    out = tmp_path / "run"
+    runner = CliRunner()
+    args = [
+        "run",
+        "winobias-uk",
+        "-m",
+        f"hf:{base_dir}",
+        "--out",
+        str(out),
+        "-q",
+        "--bootstrap",
+        "20",
+        "-M",
+        "mode=texts",
+    ]
+    for adapter, all_cached in ((a, False), (a, True), (b, False)):
+        result = runner.invoke(app, [*args, "-M", f"peft={adapter}"])
+        assert result.exit_code == 0, result.output
+        manifest = json.loads((out / "manifest.json").read_text())
+        n = manifest["requests"]
+        assert n == 152  # 76 rows, both option orders
+        expected = (n, 0) if all_cached else (0, n)
+        assert (manifest["responses"]["cached"], manifest["responses"]["asked"]) == expected
+    assert "PEFT adapter fingerprint" in (out / "report.md").read_text()
+
+
+def test_a_disabled_adapter_or_a_new_scale_is_another_model(base_dir, adapters, tmp_path):
+    a, _ = adapters
+    model = peft.PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(base_dir), a)
+    live = winoscope.hf_model(
+        model, AutoTokenizer.from_pretrained(base_dir), mode="texts", label="lora"
+    )
+    on = live.params
+    with model.disable_adapter():
+        off = live.params
+        assert off["adapters"]["disabled"] is True
+        disabled = logprobs(live)
+    assert disabled == logprobs(create_backend(f"hf:{base_dir}", mode="texts"))
+    for module in model.modules():
+        if isinstance(getattr(module, "scaling", None), dict) and "default" in module.scaling:
+            module.scaling["default"] *= 0.5
+    scaled = live.params
+    assert len({json.dumps(p, sort_keys=True) for p in (on, off, scaled)}) == 3
+
+
+def test_adapter_errors_name_the_directory_and_the_extra(base_dir, tmp_path):
+    with pytest.raises(BackendError, match="no such adapter directory"):
+        create_backend(f"hf:{base_dir}", peft=str(tmp_path / "missing"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(BackendError, match=r"no adapter_config\.json"):
+        create_backend(f"hf:{base_dir}", peft=str(tmp_path / "empty"))
+    assert "pip install 'winoscope[peft]'" in str(MissingExtra("peft", "option peft=x"))
+
+
+def test_a_run_with_the_adapter_records_it_in_the_manifest(base_dir, adapters, tmp_path):
+    a, _ = adapters
+    rr = run(
+        "winobias-uk",
+        f"hf:{base_dir}",
+        backend_options={"peft": str(a), "mode": "texts"},
+        out=tmp_path / "r",
+        n_boot=20,
+    )
+    assert rr.manifest["model"]["params"]["adapter"]["fingerprint"]
+    assert rr.manifest["model"]["runtime"]["adapter_path"] == str(a.resolve())
