@@ -6,13 +6,14 @@ Each module's imports are read with :mod:`ast` (at module level, inside function
 (``runner``, ``results`` ...). A unit may import from units in lower layers only; units of the
 same layer do not import each other. The order, bottom first:
 
-- foundation: the version, errors, records, the registry, languages, JSON files, extras
+- foundation: the version, errors, records, the registry, languages, JSON files, extras, tags
 - datasets (loading and validating rows), then protocols (requests in, predictions out)
 - occupations (real-world shares, corpus association), then scoring
 - backends, then tasks (a name bound to loader, protocol and scorer)
 - the result objects and the thin API over tasks, then report (writes results)
 - runner (makes results and asks report to write them), then prompt sensitivity and the demo
-- compare (reads run directories), cli, and the package's lazy ``__init__``
+- compare (reads run directories), sweep (runs and compares), cli, and the package's lazy
+  ``__init__``
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "winoscope"
 
 LAYERS: list[set[str]] = [
     {"_version", "errors", "data"},
-    {"extras", "progress", "registry", "records", "languages", "jsonio", "testing"},
+    {"extras", "progress", "registry", "records", "languages", "jsonio", "testing", "tags"},
     {"datasets"},
     {"protocols", "limit"},
     {"occupations"},
@@ -38,6 +39,7 @@ LAYERS: list[set[str]] = [
     {"runner"},
     {"sensitivity", "demo"},
     {"compare"},
+    {"sweep"},
     {"cli"},
     {"__init__"},
 ]

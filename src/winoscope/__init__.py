@@ -44,7 +44,7 @@ _LAZY = {
     "run_templates": ".sensitivity",
     "hf_model": ".backends.hf_live",
     "sweep": ".sweep",
-    "SweepResult": ".sweep",
+    "SweepResult": ".results",
 }
 
 __all__ = [

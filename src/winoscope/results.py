@@ -73,3 +73,31 @@ class SensitivityResult:
     @property
     def success(self) -> bool:
         return bool(self.manifest["outcome"]["success"])
+
+
+@dataclass
+class SweepResult:
+    """Every point's runs, the table against the swept value, and the utility per point."""
+
+    key: str
+    points: list[Any]
+    reference: Any
+    tasks: list[str]
+    table: pd.DataFrame
+    utility: pd.DataFrame
+    runs: dict[tuple[str, Any], Any] = field(default_factory=dict, repr=False)
+    run_dirs: dict[tuple[str, Any], Path] = field(default_factory=dict)
+    utility_source: str = ""
+    settings: dict[str, Any] = field(default_factory=dict)
+    out: Path | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"SweepResult({self.key}: {', '.join(map(str, self.points))}; reference "
+            f"{self.reference}; tasks {', '.join(self.tasks)}; {len(self.table)} rows"
+            + (f"; {self.out}" if self.out else "")
+            + ")"
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.table.copy()

@@ -11,8 +11,9 @@ adapter), then compares each point with the reference point (usually the base mo
   :func:`winoscope.diff` (both runs scored on the same resamples; for a signed gap also the
   change of its size ``|point| - |reference|``), and Holm's adjustment across the sweep's
   points for each metric: the family is "this metric changed at some strength";
-- a utility number per point: the task's own overall score (default), the overall score of
-  a second task run at every point (``utility="winobias-uk"``), or numbers the user measured
+- a utility number per point: the task's own overall score (default; a task without one, such
+  as WinoPron, its first headline score), the same of a second task run at every point
+  (``utility="winobias-uk"``), or numbers the user measured
   elsewhere (a CSV with columns ``point`` and ``utility``, or a mapping value -> number).
 
 ``make(value)`` may return a backend, or a context manager that yields one (register the
@@ -30,14 +31,13 @@ import math
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from .errors import TaskError
+from .results import SweepResult
 from .tags import format_tags, normalize_tags, tag_sort_key, tag_value
 
 SWEEP_COLUMNS = [
@@ -62,34 +62,6 @@ SWEEP_COLUMNS = [
 ]
 UTILITY_COLUMNS = ["task", "point", "utility", "ci_low", "ci_high", "source"]
 PointSource = Mapping[Any, Any] | Callable[[Any], Any]
-
-
-@dataclass
-class SweepResult:
-    """Every point's runs, the table against the swept value, and the utility per point."""
-
-    key: str
-    points: list[Any]
-    reference: Any
-    tasks: list[str]
-    table: pd.DataFrame
-    utility: pd.DataFrame
-    runs: dict[tuple[str, Any], Any] = field(default_factory=dict, repr=False)
-    run_dirs: dict[tuple[str, Any], Path] = field(default_factory=dict)
-    utility_source: str = ""
-    settings: dict[str, Any] = field(default_factory=dict)
-    out: Path | None = None
-
-    def __repr__(self) -> str:
-        return (
-            f"SweepResult({self.key}: {', '.join(map(str, self.points))}; reference "
-            f"{self.reference}; tasks {', '.join(self.tasks)}; {len(self.table)} rows"
-            + (f"; {self.out}" if self.out else "")
-            + ")"
-        )
-
-    def to_frame(self) -> pd.DataFrame:
-        return self.table.copy()
 
 
 def point_dir_name(key: str, value: Any) -> str:
@@ -387,6 +359,20 @@ def _sorted(table: pd.DataFrame) -> pd.DataFrame:
     return table.iloc[order].reset_index(drop=True)
 
 
+def utility_metric(names: Sequence[str]) -> str | None:
+    """A task's utility number: its declared overall score, else its first headline score
+    (accuracy or F1) that is not restricted to a condition or gender (WinoPron reports
+    accuracy by context, not overall)."""
+    from .scoring.metric import get_metric, headline_metrics
+
+    overall = [m for m in names if get_metric(m).role == "overall"]
+    if overall:
+        return overall[0]
+    scores = [m for m in headline_metrics(names, limit=len(names)) if get_metric(m).is_score]
+    whole = [m for m in scores if not get_metric(m).group]
+    return (whole or scores or [None])[0]
+
+
 def _utility_table(
     tasks: Sequence[str],
     order: Sequence[Any],
@@ -395,7 +381,6 @@ def _utility_table(
     supplied: tuple[dict[Any, tuple[float, float, float]], str] | None,
 ) -> tuple[pd.DataFrame, str]:
     from .compare.diff_result import summary_rows
-    from .scoring.metric import get_metric
 
     rows = []
     if supplied is not None:
@@ -418,10 +403,10 @@ def _utility_table(
         for v in order:
             m = runs[(name, v)].metrics
             summary = m[summary_rows(m)]
-            overall = [x for x in summary["metric"].astype(str) if get_metric(x).role == "overall"]
-            if not overall:
+            overall = utility_metric(list(summary["metric"].astype(str)))
+            if overall is None:
                 continue
-            r = summary[summary["metric"] == overall[0]].iloc[0]
+            r = summary[summary["metric"] == overall].iloc[0]
             rows.append(
                 {
                     "task": name,
@@ -429,22 +414,12 @@ def _utility_table(
                     "utility": float(r["value"]),
                     "ci_low": float(r["ci_low"]),
                     "ci_high": float(r["ci_high"]),
-                    "source": f"{name} {overall[0]}",
+                    "source": f"{name} {overall}",
                 }
             )
-            used.append(f"{name} {overall[0]}")
+            used.append(f"{name} {overall}")
     source = ", ".join(dict.fromkeys(used)) or "none (no task declares an overall score)"
     return pd.DataFrame.from_records(rows, columns=UTILITY_COLUMNS), source
 
 
-def as_numbers(values: Sequence[Any]) -> np.ndarray | None:
-    """The points as numbers when every one is numeric (an x axis), else None (categories)."""
-    out = []
-    for v in values:
-        if isinstance(v, bool) or not isinstance(v, int | float):
-            return None
-        out.append(float(v))
-    return np.asarray(out)
-
-
-__all__ = ["SweepResult", "as_numbers", "point_dir_name", "sweep"]
+__all__ = ["SweepResult", "point_dir_name", "sweep"]

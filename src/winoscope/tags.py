@@ -104,3 +104,13 @@ def _show(value: Any) -> str:
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         return repr(value)
     return str(value)
+
+
+def numeric_values(values: Iterable[Any]) -> list[float] | None:
+    """The values as numbers when every one is numeric (an x axis), else None (categories)."""
+    out = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int | float):
+            return None
+        out.append(float(v))
+    return out

@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from . import coref, datasets, demo, occupations, results, run
+from . import coref, datasets, demo, occupations, results, run, sweep
 from .common import err_console
 
 app = typer.Typer(
@@ -21,12 +21,14 @@ app.command("run")(run.run)
 app.command("score")(run.score)
 app.command("demo")(demo.demo)
 app.command("compare")(results.compare)
+app.command("leaderboard")(results.leaderboard)
 app.command("show")(results.show)
 app.command("correlate")(occupations.correlate)
 app.command("associate")(occupations.associate)
 app.command("coref-export")(coref.coref_export)
 app.command("diff")(results.diff)
 app.command("crosslingual")(results.crosslingual)
+app.command("sweep")(sweep.sweep)
 
 
 def main() -> None:

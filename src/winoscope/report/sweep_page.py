@@ -32,7 +32,7 @@ from .figures import BLUE, GREY, VERMILLION, ReportFigure, new_figure, plain, sa
 from .tables import fmt, fmt_ci, is_missing
 
 if TYPE_CHECKING:
-    from ..sweep import SweepResult
+    from ..results import SweepResult
 
 ALPHA = 0.05
 
@@ -200,7 +200,7 @@ def latex(result: SweepResult) -> str:
 @styled
 def sweep_figure(result: SweepResult, task: str) -> ReportFigure | None:
     """Signed gap(s) and utility against the swept value, with 95% intervals."""
-    from ..sweep import as_numbers
+    from ..tags import numeric_values
 
     sub = result.table[(result.table["task"] == task)]
     sub = sub[sub["measure"].astype(str).isin(["", "point - reference"])]
@@ -208,8 +208,8 @@ def sweep_figure(result: SweepResult, task: str) -> ReportFigure | None:
     util = utility_rows(result.utility, task)
     if not gaps and util.empty:
         return None
-    numeric = as_numbers(result.points)
-    xs = numeric if numeric is not None else np.arange(len(result.points), dtype=float)
+    numeric = numeric_values(result.points)
+    xs = np.asarray(numeric) if numeric is not None else np.arange(len(result.points), dtype=float)
     pos = {p: float(x) for p, x in zip(result.points, xs, strict=True)}
     fig, axes = new_figure(1, 2, figsize=(8.0, 3.2))
     gap_ax, util_ax = axes
@@ -235,6 +235,7 @@ def sweep_figure(result: SweepResult, task: str) -> ReportFigure | None:
     gap_ax.axhline(0, color="black", lw=0.8)
     _frame(gap_ax, sub[sub["metric"].isin(gaps)], zero=True)
     gap_ax.set_title("bias gap")
+    gap_ax.set_ylabel("signed gap (0: no bias)")
     if gaps:
         gap_ax.legend(fontsize=7, frameon=False)
     if not util.empty:
@@ -242,7 +243,8 @@ def sweep_figure(result: SweepResult, task: str) -> ReportFigure | None:
         v, lo, hi = (u[c].to_numpy(float) for c in ("utility", "ci_low", "ci_high"))
         yerr = np.vstack([np.nan_to_num(v - lo), np.nan_to_num(hi - v)])
         util_ax.errorbar(u["x"], v, yerr=yerr, color=GREY, marker="o", capsize=3, lw=1.4)
-        util_ax.set_title(plain(f"utility: {result.utility_source}")[:60])
+        util_ax.set_title("utility")
+        util_ax.set_ylabel(plain(_utility_label(u["source"].iloc[0])))
         frame = pd.DataFrame({"value": v, "ci_low": lo, "ci_high": hi})
         _frame(util_ax, frame, zero=False)
     for ax in axes:
@@ -260,6 +262,14 @@ def sweep_figure(result: SweepResult, task: str) -> ReportFigure | None:
         "across the points; hollow: it does not.",
         fig,
     )
+
+
+def _utility_label(source: str) -> str:
+    """``winobias-uk overall_accuracy`` -> ``overall accuracy (winobias-uk)``; a file as is."""
+    task, _, metric = str(source).partition(" ")
+    if metric and get_metric(metric).declared:
+        return f"{get_metric(metric).display} ({task})"
+    return "utility (given per point)" if not metric else str(source)
 
 
 def _frame(ax: Any, rows: pd.DataFrame, *, zero: bool) -> None:

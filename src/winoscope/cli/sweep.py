@@ -1,0 +1,152 @@
+"""``winoscope sweep``: one task (or several) at every point of an intervention, against its base."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ..errors import TaskError, WinoscopeError
+from .common import err_console, fail, out_console
+
+CHECKPOINT_DIR = re.compile(r"checkpoint[-_](\d+)$")
+
+
+def parse_point(item: str) -> tuple[str, str]:
+    """``VALUE=SPEC`` (``4=hf:./steered``); the value is typed like a tag value."""
+    value, sep, spec = item.partition("=")
+    if not sep or not value.strip() or ":" not in spec:
+        raise TaskError(
+            f"--point {item!r}: expected VALUE=KIND:NAME, e.g. --point 0=hf:./base "
+            "--point 800=hf:./out/checkpoint-800"
+        )
+    return value.strip(), spec.strip()
+
+
+def checkpoint_points(folder: Path) -> dict[str, str]:
+    """``checkpoint-N`` folders (as a trainer saves them) under ``folder``: N -> ``hf:PATH``."""
+    if not folder.is_dir():
+        raise TaskError(f"--checkpoints {folder}: no such directory")
+    found = {}
+    for child in sorted(folder.iterdir()):
+        m = CHECKPOINT_DIR.search(child.name)
+        if m and child.is_dir() and (child / "config.json").is_file():
+            found[m.group(1)] = f"hf:{child}"
+        elif m and child.is_dir() and (child / "adapter_config.json").is_file():
+            raise TaskError(
+                f"--checkpoints {folder}: {child.name} holds a PEFT adapter; give each as "
+                f"--point {m.group(1)}=hf:BASE with -M peft=... in a run of its own"
+            )
+    if not found:
+        raise TaskError(f"--checkpoints {folder}: no checkpoint-N folder with a config.json in it")
+    return found
+
+
+def sweep(
+    tasks: Annotated[list[str], typer.Argument(help="Task name(s), e.g. winobias-uk.")],
+    point: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--point",
+            "-p",
+            help="A point: VALUE=KIND:NAME (repeatable): --point 0=hf:./base --point 4=hf:./steered.",
+        ),
+    ] = None,
+    checkpoints: Annotated[
+        Path | None,
+        typer.Option(help="A folder of checkpoint-N folders: each is a point, N its value."),
+    ] = None,
+    key: Annotated[
+        str | None,
+        typer.Option(
+            help="Name of the swept value (default alpha; checkpoint with --checkpoints)."
+        ),
+    ] = None,
+    reference: Annotated[
+        str | None, typer.Option(help="The point to compare with (default: the first given).")
+    ] = None,
+    utility: Annotated[
+        str | None,
+        typer.Option(
+            help="Utility beside the bias metrics: a second task's overall score (its name), or "
+            "a CSV with columns point and utility. Default: the task's own overall score."
+        ),
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Sweep folder: one run directory per point.")] = Path(
+        "sweep"
+    ),
+    data: Annotated[
+        str | None, typer.Option(help="File or hub id (one task only); default: the sample.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed for baselines and the bootstrap.")] = 0,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
+    limit: Annotated[
+        int | None, typer.Option(min=1, help="Smoke test: the first N source items per stratum.")
+    ] = None,
+    tag: Annotated[
+        list[str] | None, typer.Option("--tag", help="key=value added to every point's tags.")
+    ] = None,
+    model_arg: Annotated[
+        list[str] | None,
+        typer.Option("--model-arg", "-M", help="Backend option key=value for every point."),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+) -> None:
+    """Run the task(s) at every point and write the sweep page: each headline metric against the
+    swept value, its paired change from the reference with Holm across the points, and utility.
+
+    Exit status: 0 every run answered, 2 a usage error, 3 requests failed at some point.
+    """
+    from ..backends.options import parse_model_args
+    from ..sweep import sweep as sweep_api
+    from ..tags import parse_tags
+
+    try:
+        points: dict[str, str] = {}
+        if checkpoints is not None:
+            points.update(checkpoint_points(checkpoints))
+        for item in point or ():
+            value, spec = parse_point(item)
+            if value in points:
+                raise TaskError(f"--point {value} given twice")
+            points[value] = spec
+        if not points:
+            raise TaskError("give the points: --point VALUE=KIND:NAME or --checkpoints DIR")
+        if data is not None and len(tasks) > 1:
+            raise TaskError("--data applies to one task; run one sweep per task")
+        options: dict[str, Any] = {"backend_options": parse_model_args(model_arg)}
+        if data is not None:
+            options["data"] = data
+        if limit is not None:
+            options["limit"] = limit
+        result = sweep_api(
+            tasks,
+            points,
+            key=key or ("checkpoint" if checkpoints is not None and not point else "alpha"),
+            reference=reference,
+            utility=utility,
+            tags=parse_tags(tag),
+            out=out,
+            n_boot=bootstrap,
+            seed=seed,
+            quiet=quiet,
+            **options,
+        )
+    except WinoscopeError as exc:
+        fail(exc)
+    failed = [
+        f"{task} {result.key}={value}"
+        for (task, value), rr in result.runs.items()
+        if not rr.manifest["outcome"]["success"]
+    ]
+    out_console.print(
+        f"swept {result.key} over {len(result.points)} points "
+        f"({', '.join(map(str, result.points))}; reference {result.reference}); wrote "
+        f"{out}/sweep.html, sweep.md, sweep.tex, sweep.csv and one run directory per point",
+        highlight=False,
+    )
+    if failed:
+        err_console.print(f"[red]requests failed[/] in {', '.join(failed)}", highlight=False)
+        raise typer.Exit(3)
