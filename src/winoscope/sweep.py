@@ -370,7 +370,8 @@ def utility_metric(names: Sequence[str]) -> str | None:
         return overall[0]
     scores = [m for m in headline_metrics(names, limit=len(names)) if get_metric(m).is_score]
     whole = [m for m in scores if not get_metric(m).group]
-    return (whole or scores or [None])[0]
+    found = whole or scores
+    return found[0] if found else None
 
 
 def _utility_table(
