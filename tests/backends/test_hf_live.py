@@ -97,8 +97,11 @@ def test_batch_size_auto_backs_off_on_out_of_memory(plain_dir):
     try:
         live = winoscope.hf_model(model, tok)
         got = answers(live, requests)
+        pre = live.params["hooks"]
     finally:
         handle.remove()
+    assert [(h["module"], h["kind"]) for h in pre] == [("<model>", "forward_pre")]
+    assert "hooks" not in live.params  # removed: gone from the identity
     assert seen[:3] == [8, 4, 2]
     assert live.sizer.size == 2 and live.sizer.oom_retries == 2
     for rid, (logprobs, *_rest) in got.items():
