@@ -108,7 +108,9 @@ def test_a_steering_sweep_compares_every_strength_with_the_base(tiny, tmp_path):
             assert row["diff_low"] <= row["diff"] <= row["diff_high"]
     for (metric, measure), g in table[~table["reference"]].groupby(["metric", "measure"]):
         assert list(g["p_holm"]) == pytest.approx(holm(list(g["p_boot"]))), (metric, measure)
-    size = table[(table["metric"] == GAP) & (table["measure"] == "|point| - |reference|")]
+    # the gap's size is its declared twin (absolute_bias_gap): one row per quantity
+    assert not (table["measure"] == "|point| - |reference|").any()
+    size = table[(table["metric"] == "absolute_bias_gap") & ~table["reference"]]
     assert list(size["point"]) == [2, 10] and list(size["diff"]) == pytest.approx([-0.125, -0.125])
     for name in ("sweep.csv", "utility.csv", "sweep.md", "sweep.tex", "sweep.html", "sweep.json"):
         assert (out / name).is_file(), name

@@ -282,9 +282,12 @@ def _metric_rows(
 
     m = rr.metrics
     summary = m[summary_rows(m)]
+    from .scoring.decision import absolute_twin
+
     names = list(dict.fromkeys(summary["metric"].astype(str)))
     heads = headline_metrics(names, limit=4)
-    keep = [n for n in names if n in heads or get_metric(n).role == "overall"]
+    twins = {absolute_twin(h, names) for h in heads if get_metric(h).signed_gap}
+    keep = [n for n in names if n in heads or n in twins or get_metric(n).role == "overall"]
     out = []
     for r in summary[summary["metric"].isin(keep)].itertuples(index=False):
         spec = get_metric(str(r.metric))

@@ -232,20 +232,37 @@ def test_verdicts_and_outputs(sample_runs: tuple[Path, Path], tmp_path: Path) ->
     a, b = sample_runs
     d = diff(a, b, out=tmp_path / "out")
     gap = next(v for v in d.verdicts if v.startswith("signed_bias_gap"))
-    assert "smaller, interval excludes 0" in gap
+    # decided by the declared size of the gap (absolute_bias_gap), named in the line
+    assert "smaller gap: |pro − anti| accuracy -" in gap and "Holm p = " in gap
     overall = next(v for v in d.verdicts if v.startswith("overall_accuracy"))
-    # 0.5 -> 0.354: the interval excludes 0 (p 0.04) but not after Holm over ten metrics
-    assert "lower, interval excludes 0" in overall and "not significant after Holm" in overall
+    # 0.5 -> 0.354: the mean of pro and anti is no hypothesis of its own: exploratory
+    assert overall.startswith("overall_accuracy: 0.500 -> 0.354; lower: -0.146 [")
+    assert "(exploratory, not in the Holm family)" in overall and "Holm p" not in overall
+    # the family: the task's headline hypotheses, one per quantity, from the declarations
+    family = d.table[d.table["family"]]
+    assert sorted(zip(family["metric"], family["measure"], strict=True)) == [
+        ("absolute_bias_gap", "B - A"),
+        ("anti_accuracy", "B - A"),
+        ("pro_accuracy", "B - A"),
+    ]
+    assert set(family["split"]) == {"macro"}
+    assert d.settings["holm_family"] == "pro accuracy, anti accuracy, |pro − anti| accuracy"
+    assert not (d.table["measure"] == "|B| - |A|").any()  # the twin is the gap's size: one row
     for name in ("diff.csv", "diff_mcnemar.csv", "diff.md", "diff.tex", "diff.json", "diff.html"):
         assert (tmp_path / "out" / name).is_file(), name
     tidy = pd.read_csv(tmp_path / "out" / "diff.csv")
     assert list(tidy.columns) == list(d.to_frame().columns)
     assert "forest_diff" in (tmp_path / "out" / "diff.html").read_text(encoding="utf-8")
     assert "\\toprule" in (tmp_path / "out" / "diff.tex").read_text(encoding="utf-8")
-    # Holm within each stratum: never below the raw p-value
-    defined = d.table[d.table["p_boot"].notna()]
-    assert len(defined) and bool((defined["p_holm"] >= defined["p_boot"] - 1e-12).all())
-    assert d.table.loc[d.table["p_boot"].isna(), "p_holm"].isna().all()
+    # Holm over the family alone (by hand: 3 hypotheses), never below the raw p-value
+    from winoscope.scoring.paired import holm as holm_fn
+
+    assert list(family["p_holm"]) == holm_fn(list(family["p_boot"]))
+    assert bool((family["p_holm"] >= family["p_boot"] - 1e-12).all())
+    assert d.table.loc[~d.table["family"], "p_holm"].isna().all()
+    md = (tmp_path / "out" / "diff.md").read_text(encoding="utf-8")
+    assert "Holm family (the headline hypotheses, adjusted together): pro accuracy" in md
+    assert "| exploratory |" in md
 
 
 def test_unanswered_rows_are_left_out_of_both_and_counted(
@@ -332,7 +349,9 @@ def test_bootstrap_p_and_holm_by_hand() -> None:
     assert holm([1e-26, 2e-20]) == [2e-26, 2e-20]
 
 
-def _verdict_table(size_ci: tuple[float, float], signed_ci: tuple[float, float]) -> pd.DataFrame:
+def _verdict_table(
+    size_ci: tuple[float, float], signed_ci: tuple[float, float], holm_p: float = 0.01
+) -> pd.DataFrame:
     base = {
         "metric": "signed_bias_gap",
         "split": "macro",
@@ -340,7 +359,7 @@ def _verdict_table(size_ci: tuple[float, float], signed_ci: tuple[float, float])
         "headline": True,
         "value_a": 0.0,
         "value_b": 0.05,
-        "p_holm": 0.01,
+        "p_boot": 0.004,
     }
     return pd.DataFrame(
         [
@@ -350,6 +369,8 @@ def _verdict_table(size_ci: tuple[float, float], signed_ci: tuple[float, float])
                 "diff": 0.05,
                 "ci_low": signed_ci[0],
                 "ci_high": signed_ci[1],
+                "p_holm": float("nan"),
+                "family": False,
             },
             {
                 **base,
@@ -357,6 +378,8 @@ def _verdict_table(size_ci: tuple[float, float], signed_ci: tuple[float, float])
                 "diff": 0.05,
                 "ci_low": size_ci[0],
                 "ci_high": size_ci[1],
+                "p_holm": holm_p,
+                "family": True,
             },
         ]
     )
@@ -367,8 +390,31 @@ def test_a_gap_from_zero_is_larger_only_when_the_signed_change_excludes_zero() -
     from winoscope.compare.difference import verdicts
 
     (line,) = verdicts(_verdict_table((0.01, 0.2), (-0.1, 0.2)))
-    assert "unchanged within" in line and "larger" not in line
+    assert "no detectable change" in line and "larger" not in line
     (line,) = verdicts(_verdict_table((0.01, 0.2), (0.01, 0.2)))
-    assert "larger, interval excludes 0" in line
+    assert "larger gap: |gap| +0.050 [+0.010, +0.200], Holm p = 0.01" in line
     (line,) = verdicts(_verdict_table((-0.2, -0.01), (-0.2, 0.1)))
-    assert "smaller, interval excludes 0" in line
+    assert "smaller gap: |gap| +0.050 [-0.200, -0.010], Holm p = 0.01" in line
+
+
+def test_a_bound_a_rounding_error_from_zero_includes_zero() -> None:
+    """A lower bound of 1.1e-16 printed as +0.000 and called "excludes 0" while an exact 0
+    was "unchanged": within 1e-9 of 0 a bound includes 0, and prints and decides as 0."""
+    from winoscope.compare.difference import verdicts
+
+    for low in (1.1e-16, 0.0, -1.1e-16, 9e-10):
+        (line,) = verdicts(_verdict_table((low, 0.479), (low, 0.479)))
+        assert (
+            "no detectable change (|gap| +0.050, 95% interval [+0.000, +0.479] includes 0" in line
+        )
+        assert "-0.000" not in line
+    (line,) = verdicts(_verdict_table((1.1e-9, 0.479), (1.1e-9, 0.479)))
+    assert "larger gap" in line  # beyond the tolerance it decides
+
+
+def test_an_interval_that_excludes_zero_but_fails_holm_says_so_without_contradiction() -> None:
+    from winoscope.compare.difference import verdicts
+
+    (line,) = verdicts(_verdict_table((-0.2, -0.01), (-0.2, -0.01), holm_p=0.08))
+    assert "no detectable change after Holm's adjustment" in line and "Holm p = 0.08" in line
+    assert "smaller" not in line and "excludes" not in line

@@ -106,17 +106,30 @@ def test_negative_numbers_in_latex_use_math_minus(runs: Path, tmp_path: Path) ->
     assert "-0.250 [-0.500, 0.125]" in md
 
 
-def test_different_prompts_are_flagged(runs: Path, tmp_path: Path) -> None:
-    other = PromptTemplate(name=UK_DEFAULT.name, text=UK_DEFAULT.text + "\n")  # same name, new text
+def test_a_baseline_never_differs_in_prompt(runs: Path, tmp_path: Path) -> None:
+    """Baselines answer from the items: another prompt template is no difference there."""
+    other = PromptTemplate(name=UK_DEFAULT.name, text=UK_DEFAULT.text + "\n")
     run("winobias-uk", "baseline:random", out=tmp_path / "edited", template=other, n_boot=50)
     cmp = compare_runs([runs / "stereotype", tmp_path / "edited"], tmp_path / "cmp")
+    assert cmp.flags == []
+
+
+def test_different_prompts_are_flagged(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from tiny_lm import build_tiny_gpt2
+
+    model = build_tiny_gpt2(tmp_path / "tiny", seed=1)
+    other = PromptTemplate(name=UK_DEFAULT.name, text=UK_DEFAULT.text + "\n")  # same name, new text
+    run("winobias-uk", f"hf:{model}", out=tmp_path / "plain", n_boot=50)
+    run("winobias-uk", f"hf:{model}", out=tmp_path / "edited", template=other, n_boot=50)
+    cmp = compare_runs([tmp_path / "plain", tmp_path / "edited"], tmp_path / "cmp")
     assert len(cmp.flags) == 1 and "different prompt templates" in cmp.flags[0]
-    assert "edited" in cmp.flags[0] and "stereotype" in cmp.flags[0]
+    assert "edited" in cmp.flags[0] and "plain" in cmp.flags[0]
     csv = pd.read_csv(tmp_path / "cmp" / "compare.csv")
     assert csv["flagged"].all()
     assert csv.groupby("model")["prompt"].nunique().eq(1).all() and csv["prompt"].nunique() == 2
     md = (tmp_path / "cmp" / "compare.md").read_text(encoding="utf-8")
-    assert "| baseline:random † |" in md and "Not directly comparable" in md
+    assert "(edited) † |" in md and "Not directly comparable" in md
     assert "$^\\dagger$" in (tmp_path / "cmp" / "compare.tex").read_text(encoding="utf-8")
     html = (tmp_path / "cmp" / "compare.html").read_text(encoding="utf-8")
     assert 'id="flags"' in html and "different prompt templates" in html
@@ -130,6 +143,7 @@ def test_different_dataset_versions_are_flagged(runs: Path, tmp_path: Path) -> N
     (moved / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     cmp = compare_runs([runs / "first", moved], tmp_path / "cmp")
     assert len(cmp.flags) == 1 and "different dataset versions" in cmp.flags[0]
+    assert cmp.flags[0].startswith("winobias-uk: runs use different dataset versions (sha256:")
     # same model twice: told apart by run directory, never merged
     assert set(cmp.tidy["model"]) == {"baseline:first (first)", "baseline:first (other-data)"}
 

@@ -26,6 +26,7 @@ DIFF_COLUMNS = [
     "n_a",
     "n_b",
     "headline",
+    "family",
 ]
 
 

@@ -4,13 +4,16 @@ For every metric and stratum the table holds B - A with a 95% *paired* bootstrap
 both runs' predictions are scored by the task's own scorer with the same seed on the same rows,
 so the scorer draws the same resamples of its own units (source items, pairs, schemas) for both
 (checked: a digest of every weight matrix is compared), and each replicate of the difference is
-``metric_B(resample) - metric_A(resample)``. Signed gaps also get ``|B| - |A|``, the change in
-the gap's size, which is what "the gap is smaller" means.
+``metric_B(resample) - metric_A(resample)``. A signed gap's size change (what "the gap is
+smaller" means) is its declared absolute twin's ``B - A`` where the task reports one
+(WinoBias's ``absolute_bias_gap``), else an extra row ``|B| - |A|``: one row per quantity.
 
 p-values: ``p_boot`` is the two-sided bootstrap p-value of the difference
 (:func:`~winoscope.scoring.paired.bootstrap_p`); ``p_holm`` adjusts it with Holm's method across
-all rows of one stratum (every metric, both measures), so the family is "the metrics reported
-for this stratum". Separately, an exact McNemar test compares the two runs' row correctness
+the task's headline hypotheses (``family``; :mod:`winoscope.scoring.decision` says which rows
+they are), and ``settings["holm_family"]`` names them; every other row is exploratory, with its
+unadjusted p. Intervals decide with a tolerance: a bound within 1e-9 of 0 includes 0.
+Separately, an exact McNemar test compares the two runs' row correctness
 (rows both runs answered; rows of one item are not independent, so read it as a check beside
 the bootstrap, which resamples whole units), Holm-adjusted across its strata.
 
@@ -30,6 +33,7 @@ import pandas as pd
 
 from ..errors import DatasetError, ScoringError, TaskError
 from ..report.rundir import RunDir, load_predictions, load_run_dir
+from ..scoring.decision import describe_family
 from ..scoring.paired import ReplicateSink, bootstrap_p, capture_replicates, holm
 from ..scoring.stats import percentile_ci
 from .diff_result import DIFF_COLUMNS, DiffResult, summary_rows
@@ -74,9 +78,17 @@ def difference_table(
     reps_b: dict[tuple[str, str, str], np.ndarray],
     level: float = 0.95,
     keep: dict[tuple[str, str, str, str], np.ndarray] | None = None,
+    protocol: str = "",
 ) -> pd.DataFrame:
     """The tidy B - A table from two scorers' metrics and their (paired) replicates; ``keep``
-    receives the replicates of each difference by (metric, split, type, measure)."""
+    receives the replicates of each difference by (metric, split, type, measure).
+
+    A signed gap gets a second row, the change of its size ``|B| - |A|``, unless the task
+    reports the gap's declared size itself (its absolute twin): one row per quantity. Holm's
+    adjustment (``p_holm``) runs over the headline hypotheses (``family``,
+    :func:`~winoscope.scoring.decision.holm_family`) of the summary stratum; every other row
+    keeps its unadjusted ``p_boot`` and is exploratory."""
+    from ..scoring.decision import absolute_twin, holm_family
     from ..scoring.metric import headline_metrics, signed_gap_metrics
 
     vb = {
@@ -84,7 +96,8 @@ def difference_table(
         for r in mb.itertuples(index=False)
     }
     na, nb = _n(ma), _n(mb)
-    gaps = set(signed_gap_metrics(list(ma["metric"].astype(str))))
+    names = list(dict.fromkeys(ma["metric"].astype(str)))
+    gaps = {g for g in signed_gap_metrics(names) if absolute_twin(g, names) is None}
     records: list[dict[str, Any]] = []
     kept = {} if keep is None else keep
     for r in ma.itertuples(index=False):
@@ -128,75 +141,124 @@ def difference_table(
                 }
             )
     frame = pd.DataFrame.from_records(
-        records, columns=[c for c in DIFF_COLUMNS if c not in ("p_holm", "headline")]
+        records, columns=[c for c in DIFF_COLUMNS if c not in ("p_holm", "headline", "family")]
     )
     frame["p_holm"] = np.nan
-    for _, idx in frame.groupby(["split", "type"], sort=False).groups.items():
-        frame.loc[idx, "p_holm"] = holm(frame.loc[idx, "p_boot"].tolist())
     if frame.empty:
         frame["headline"] = pd.Series(dtype=bool)
+        frame["family"] = pd.Series(dtype=bool)
         return frame[DIFF_COLUMNS]
     summary = summary_rows(frame)
+    members = set(holm_family(list(dict.fromkeys(frame.loc[summary, "metric"])), protocol))
+    listed = [
+        (str(m), str(x)) in members for m, x in zip(frame["metric"], frame["measure"], strict=True)
+    ]
+    frame["family"] = summary & pd.Series(listed, index=frame.index, dtype=bool)
+    fam = frame.index[frame["family"]]
+    frame.loc[fam, "p_holm"] = holm(frame.loc[fam, "p_boot"].tolist())
     in_summary = set(frame.loc[summary, "metric"])
     heads = set(headline_metrics(list(dict.fromkeys(frame.loc[summary, "metric"])), limit=4))
     # gaps reported only by stratum (SweWinogender's hon - han) are headlines where they are
     elsewhere = {m for m in gaps if m not in in_summary}
     frame["headline"] = (summary & frame["metric"].isin(heads)) | frame["metric"].isin(elsewhere)
+    frame["headline"] |= frame["family"]
     return frame[DIFF_COLUMNS]
 
 
-def _fmt(x: float) -> str:
-    return "–" if math.isnan(x) else f"{x:+.3f}"
-
-
-def _interval(lo: float, hi: float) -> str:
-    return "[–]" if math.isnan(lo) else f"[{lo:+.3f}, {hi:+.3f}]"
-
-
 def verdicts(table: pd.DataFrame) -> list[str]:
-    """One line per headline metric: what changed, the interval, and whether it excludes 0.
+    """One line per headline metric: what changed, the interval, and what decides.
 
-    A gap is "smaller" when the interval of ``|B| - |A|`` lies below 0, and "larger" when it
-    lies above 0 and the signed change's interval excludes 0 too (with A's gap at 0 every
-    resampled ``|B| - |A|`` is at least 0, which alone shows no change); any other metric is
-    "higher"/"lower" when the interval of ``B - A`` excludes 0; otherwise "unchanged within".
+    A headline hypothesis (``family``) is decided by its Holm-adjusted p (below 0.05) together
+    with its paired 95% interval; a signed gap by the change of its size (the declared absolute
+    twin, else ``|B| - |A|``): "smaller gap" when that interval lies below 0, "larger gap" when
+    it lies above 0 and the signed change's interval excludes 0 too (a size cannot fall below
+    0, so near a gap of 0 every resampled size change is at least 0). Any other headline row
+    is exploratory: its interval decides and its unadjusted p is shown. Bounds within
+    :data:`~winoscope.scoring.decision.TOLERANCE` of 0 include 0. The words never claim an
+    effect is absent: "no detectable change".
     """
+    from ..scoring.decision import ALPHA, absolute_twin, fmt_interval, fmt_signed, side
+    from ..scoring.metric import get_metric
+
     lines = []
+    names = list(dict.fromkeys(table["metric"].astype(str)))
+    n_family = int(table["family"].sum()) if "family" in table.columns else 0
     heads = table[table["headline"]]
+    done: set[str] = set()
     for (metric, split, typ), g in heads.groupby(["metric", "split", "type"], sort=False):
+        spec = get_metric(str(metric))
+        twin_of = [
+            n for n in names if get_metric(n).signed_gap and absolute_twin(n, names) == metric
+        ]
+        if twin_of and (twin_of[0], split, typ) in {
+            (str(m), s, t) for m, s, t in heads[["metric", "split", "type"]].itertuples(index=False)
+        }:
+            continue  # the size of a signed gap speaks in that gap's line
+        if metric in done:
+            continue
+        done.add(str(metric))
         where = "" if split in ("macro", "all") else f" ({split}/{typ})"
         signed = g[g["measure"] == "B - A"].iloc[0]
-        size = g[g["measure"] == "|B| - |A|"]
-        row = size.iloc[0] if len(size) else signed
-        lo, hi = float(row["ci_low"]), float(row["ci_high"])
+        size_rows = g[g["measure"] == "|B| - |A|"]
+        twin = absolute_twin(str(metric), names) if spec.signed_gap else None
+        if twin is not None:
+            size_rows = table[
+                (table["metric"] == twin) & (table["split"] == split) & (table["type"] == typ)
+            ]
+        gap = spec.signed_gap
+        row = size_rows.iloc[0] if gap and len(size_rows) else signed
         if math.isnan(float(row["diff"])):
             lines.append(f"{metric}{where}: not defined in both runs")
             continue
-        up, down = ("larger", "smaller") if len(size) else ("higher", "lower")
-        excludes = not math.isnan(lo) and (lo > 0 or hi < 0)
-        s_lo, s_hi = float(signed["ci_low"]), float(signed["ci_high"])
-        if excludes and len(size) and lo > 0 and not (s_lo > 0 or s_hi < 0):
-            # |B| - |A| sits above 0 whenever A's gap is (near) 0, since a size cannot fall
-            # below 0: a larger gap needs the signed change to exclude 0 as well
-            excludes = False
-        if excludes:
-            word = up if lo > 0 else down
-            verdict = f"{word}, interval excludes 0"
-        else:
-            verdict = "unchanged within"
-        what = "|gap|" if len(size) else "change"
-        text = (
+        lo, hi = float(row["ci_low"]), float(row["ci_high"])
+        where_side = side(lo, hi)
+        if gap and where_side > 0 and side(float(signed["ci_low"]), float(signed["ci_high"])) == 0:
+            where_side = 0  # a size that can only grow near a gap of 0 shows no change alone
+        what = (f"{get_metric(twin).display} " if twin else "|gap| ") if gap else ""
+        interval = f"{fmt_signed(row['diff'])} {fmt_interval(lo, hi)}"
+        in_family = bool(row.get("family", False))
+        p_holm, p_boot = float(row["p_holm"]), float(row["p_boot"])
+        head = (
             f"{metric}{where}: {float(signed['value_a']):.3f} -> {float(signed['value_b']):.3f}; "
-            f"{verdict} {_interval(lo, hi)} ({what} {_fmt(float(row['diff']))}, "
-            f"Holm p = {float(row['p_holm']):.3g}"
-            + (", not significant after Holm" if excludes and float(row["p_holm"]) >= 0.05 else "")
-            + ")"
         )
-        if len(size):
-            text += f"; signed change {_fmt(float(signed['diff']))} " + _interval(
-                float(signed["ci_low"]), float(signed["ci_high"])
+        if in_family:
+            decided = where_side != 0 and not math.isnan(p_holm) and p_holm < ALPHA
+            if decided:
+                word = (
+                    ("larger gap" if where_side > 0 else "smaller gap")
+                    if gap
+                    else ("higher" if where_side > 0 else "lower")
+                )
+                text = f"{word}: {what}{interval}, Holm p = {p_holm:.3g}"
+            elif where_side != 0:
+                text = (
+                    f"no detectable change after Holm's adjustment for the {n_family} headline "
+                    f"hypotheses: {what}{interval} (unadjusted 95% interval), Holm p = {p_holm:.3g}"
+                )
+            else:
+                text = (
+                    f"no detectable change ({what}{fmt_signed(row['diff'])}, 95% interval "
+                    f"{fmt_interval(lo, hi)} includes 0; Holm p = {p_holm:.3g})"
+                )
+        else:
+            if where_side != 0:
+                word = (
+                    ("larger gap" if where_side > 0 else "smaller gap")
+                    if gap
+                    else ("higher" if where_side > 0 else "lower")
+                )
+                text = f"{word}: {what}{interval}, p = {p_boot:.3g} (exploratory, not in the Holm family)"
+            else:
+                text = (
+                    f"no detectable change ({what}{fmt_signed(row['diff'])}, 95% interval "
+                    f"{fmt_interval(lo, hi)} includes 0; exploratory)"
+                )
+        if gap:
+            text += (
+                f"; signed change {fmt_signed(signed['diff'])} "
+                f"{fmt_interval(float(signed['ci_low']), float(signed['ci_high']))}"
             )
-        lines.append(text)
+        lines.append(head + text)
     return lines
 
 
@@ -233,6 +295,11 @@ def diff(
         raise TaskError(
             f"the runs are of different tasks: {a.path.name} is {a.task}, {b.path.name} is {b.task}"
         )
+    from ..report.comparability import differences, partial_mismatch
+
+    refused = partial_mismatch(a, b)
+    if refused is not None:
+        raise TaskError(f"not comparable: {refused}")
     data = check_same_data(a, b)
     task = get_task(a.task)
     boot = a.manifest.get("bootstrap") or {}
@@ -267,7 +334,13 @@ def diff(
         )
     kept: dict[tuple[str, str, str, str], np.ndarray] = {}
     table = difference_table(
-        res_a.metrics, res_b.metrics, sink_a.replicates, sink_b.replicates, level, kept
+        res_a.metrics,
+        res_b.metrics,
+        sink_a.replicates,
+        sink_b.replicates,
+        level,
+        kept,
+        protocol=str(a.manifest.get("protocol", "")),
     )
     notes = []
     # coreference: the pronoun link per document, from the predictions' standard columns
@@ -301,7 +374,18 @@ def diff(
         "prompt_b": b.prompt_key,
         "tags_a": a.tags,
         "tags_b": b.tags,
-        "p_boot": "two-sided bootstrap p of B - A = 0; Holm across the rows of each stratum",
+        "comparability": [d["note"] for d in differences([a, b])],
+        "p_boot": "two-sided bootstrap p of B - A = 0",
+        "holm_family": describe_family(
+            list(
+                zip(
+                    table.loc[table["family"], "metric"],
+                    table.loc[table["family"], "measure"],
+                    strict=True,
+                )
+            )
+        ),
+        "p_holm": "Holm across the headline hypotheses (holm_family); other rows exploratory",
         "mcnemar": "exact, on row correctness of rows both runs answered; Holm across strata",
     }
     result = DiffResult(

@@ -23,11 +23,11 @@ import pandas as pd
 
 from .._version import __version__
 from ..jsonio import write_json
-from ..report.compare import latex_escape
 from ..report.figures import (
     ReportFigure,
     SavedFigure,
     forest,
+    forest_bound,
     new_figure,
     plain,
     save_figure,
@@ -35,6 +35,8 @@ from ..report.figures import (
 )
 from ..report.html import environment
 from ..report.plots import stratum_label
+from ..scoring.decision import fmt_interval, fmt_signed, goodness, side
+from ..scoring.metric import get_metric
 from .diff_result import DiffResult, summary_rows
 
 
@@ -51,25 +53,40 @@ def _p(x: Any) -> str:
 
 
 def _label(row: Any) -> str:
-    return f"abs({row.metric})" if row.measure == "|B| - |A|" else str(row.metric)
+    """The declared label; ``size of ...`` for the change of a signed gap's size."""
+    label = get_metric(str(row.metric)).display
+    return f"size of {label}" if row.measure == "|B| - |A|" else label
+
+
+def row_tone(row: Any) -> int:
+    """1 better, -1 worse, 2 a shift with no better side, 0 interval includes 0."""
+    where = side(float(row.ci_low), float(row.ci_high))
+    if where == 0:
+        return 0
+    spec = get_metric(str(row.metric))
+    direction = "lower" if row.measure == "|B| - |A|" else spec.direction
+    return goodness(direction, where) or 2
+
+
+TONE_CLASS = {1: "better", -1: "worse", 2: "shift", 0: ""}
 
 
 def display_rows(table: pd.DataFrame, summary_only: bool = True) -> list[dict[str, str]]:
-    """Rows as display strings: metric, stratum, A, B, B - A [CI], p, Holm p."""
+    """Rows as display strings: label, stratum, A, B, B - A, [CI], p, Holm p or exploratory."""
     sub = table[summary_rows(table)] if summary_only else table
     return [
         {
             "metric": _label(r),
+            "name": str(r.metric),
             "stratum": stratum_label(str(r.split), str(r.type)),
             "a": _num(r.value_a),
             "b": _num(r.value_b),
-            "diff": _num(r.diff, signed=True),
-            "ci": "–" if math.isnan(r.ci_low) else f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]",
+            "diff": fmt_signed(r.diff),
+            "ci": fmt_interval(r.ci_low, r.ci_high).replace("[–]", "–"),
             "p": _p(r.p_boot),
-            "holm": _p(r.p_holm),
-            "excludes": "yes"
-            if not math.isnan(r.ci_low) and (r.ci_low > 0 or r.ci_high < 0)
-            else "",
+            "holm": _p(r.p_holm) if bool(getattr(r, "family", False)) else "exploratory",
+            "family": "yes" if bool(getattr(r, "family", False)) else "",
+            "tone": TONE_CLASS[row_tone(r)],
             "headline": "yes" if r.headline else "",
         }
         for r in sub.itertuples(index=False)
@@ -84,7 +101,13 @@ def markdown(result: DiffResult) -> str:
         f"({Path(result.run_b).name}); data {result.data}.",
         f"95% paired bootstrap intervals ({result.settings['n_boot']} resamples of "
         f"{result.settings['resampling_unit'] or 'the task unit'}s, seed {result.settings['seed']}); "
-        "p: two-sided bootstrap p-value, Holm-adjusted across the metrics of each stratum.",
+        "p: two-sided bootstrap p-value. A bound within 1e-9 of 0 includes 0.",
+        "",
+        f"Holm family (the headline hypotheses, adjusted together): "
+        f"{result.settings.get('holm_family') or 'none'}. Every other row is exploratory: "
+        "its p is unadjusted.",
+        "",
+        *[f"Not comparable: {n}" for n in result.settings.get("comparability", [])],
         "",
         "## Verdicts",
         "",
@@ -117,33 +140,36 @@ def markdown(result: DiffResult) -> str:
 
 
 def latex(result: DiffResult) -> str:
-    rows = display_rows(result.table)
-    out = [
-        f"% winoscope {__version__}: {latex_escape(result.task)}, B - A with paired 95% intervals",
-        r"\begin{table}[t]",
-        r"\centering",
-        r"\small",
-        r"\begin{tabular}{lrrrrr}",
-        r"\toprule",
-        r"Metric & A & B & $B-A$ & 95\% CI & $p_\mathrm{Holm}$ \\",
-        r"\midrule",
-    ]
-    for r in rows:
-        ci = r["ci"].replace("–", "--")
-        out.append(
-            f"{latex_escape(r['metric'])} & ${r['a']}$ & ${r['b']}$ & ${r['diff']}$ & "
-            f"${ci}$ & ${r['holm']}$ \\\\".replace("$–$", "--")
+    """One booktabs table: declared labels, A, B, the change with its interval under it, and
+    Holm's p for the headline hypotheses (``expl.``: exploratory, unadjusted p in the CSV)."""
+    from ..report.latex import escape, table, tex_label
+
+    rows = []
+    for r in display_rows(result.table):
+        holm = f"${r['holm']}$" if r["family"] else r"\textit{expl.}"
+        rows.append(
+            (
+                [
+                    escape(r["metric"]),
+                    f"${r['a']}$".replace("$–$", "--"),
+                    f"${r['b']}$".replace("$–$", "--"),
+                    f"${r['diff']}$".replace("$–$", "--"),
+                    holm,
+                ],
+                ["", "", "", f"${r['ci']}$".replace("$–$", ""), ""],
+            )
         )
-    out += [
-        r"\bottomrule",
-        r"\end{tabular}",
-        f"\\caption{{{latex_escape(result.task)}: {latex_escape(result.model_b)} minus "
-        f"{latex_escape(result.model_a)} on the same items; paired bootstrap intervals, "
-        "Holm-adjusted bootstrap p-values.}",
-        r"\end{table}",
-        "",
-    ]
-    return "\n".join(out)
+    caption = (
+        f"{escape(result.task)}: {escape(result.model_b)} minus {escape(result.model_a)} on "
+        "the same items, with 95\\% paired bootstrap intervals under each change. Holm's "
+        f"adjustment over the headline hypotheses ({escape(result.settings.get('holm_family') or 'none')})."
+    )
+    return f"% winoscope {__version__}\n" + table(
+        ["Metric", "A", "B", "$B-A$", "$p_\\mathrm{Holm}$"],
+        rows,
+        caption=caption,
+        label=tex_label("diff", result.task),
+    )
 
 
 @styled
@@ -164,6 +190,9 @@ def forest_figure(result: DiffResult) -> ReportFigure | None:
     if not panels:
         return None
     sizes = [len(p) for p, _ in panels]
+    bound = forest_bound(
+        np.vstack([p[["diff", "ci_low", "ci_high"]].to_numpy(dtype=float) for p, _ in panels])
+    )
     fig, axes = new_figure(
         len(panels),
         1,
@@ -175,7 +204,7 @@ def forest_figure(result: DiffResult) -> ReportFigure | None:
         labels = [
             _label(r)
             if title.startswith("Summary")
-            else f"{r.metric} · {stratum_label(str(r.split), str(r.type))}"
+            else f"{_label(r)} · {stratum_label(str(r.split), str(r.type))}"
             for r in rows.itertuples(index=False)
         ]
         forest(
@@ -183,6 +212,8 @@ def forest_figure(result: DiffResult) -> ReportFigure | None:
             labels,
             rows[["diff", "ci_low", "ci_high"]].to_numpy(dtype=float),
             [bool(h) for h in rows["headline"]],
+            tone=[row_tone(r) for r in rows.itertuples(index=False)],
+            bound=bound,
         )
         ax.set_title(plain(title), loc="left", fontsize=9)
     axes[-1, 0].set_xlabel("B − A (95% paired bootstrap interval)")
@@ -190,10 +221,11 @@ def forest_figure(result: DiffResult) -> ReportFigure | None:
     return ReportFigure(
         "forest_diff",
         f"{result.model_b} minus {result.model_a}",
-        "Differences B − A on the same items with 95% paired bootstrap intervals. abs(gap) rows are "
-        "the change in the size of a signed gap (negative: smaller). Coloured, filled markers: "
-        "the interval excludes zero (red above, blue below); hollow grey: it includes zero. "
-        "Diamonds: headline metrics.",
+        "Differences B − A on the same items with 95% paired bootstrap intervals, both panels "
+        'on one axis. "size of" rows are the change in the size of a signed gap (negative: '
+        "smaller). Filled markers: the interval excludes zero; blue: better, vermillion: worse "
+        "by the metric's declared direction, purple: a shift of a signed gap (no better side by "
+        "itself); hollow grey: the interval includes zero. Diamonds: headline metrics.",
         fig,
     )
 

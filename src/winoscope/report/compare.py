@@ -24,7 +24,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from .._version import __version__
@@ -36,12 +35,14 @@ from .figures import (
     ReportFigure,
     SavedFigure,
     forest,
+    forest_bound,
     new_figure,
     plain,
     save_figure,
     styled,
 )
 from .html import environment
+from .latex import escape
 from .rundir import RunDir, load_run_dir
 from .tables import Cell, fmt, fmt_ci, is_missing
 
@@ -122,29 +123,19 @@ def order_runs(runs: Sequence[RunDir]) -> list[RunDir]:
 
 
 def consistency_flags(runs: Sequence[RunDir]) -> tuple[list[str], set[int]]:
-    """Messages for tasks whose runs differ in data or prompt, and the indices of those runs."""
+    """Notes for tasks whose runs differ in anything but the model (:mod:`.comparability`:
+    protocol, prompt, mode, data, a partial run, seed), and the indices of those runs."""
+    from .comparability import differences
+
     messages: list[str] = []
     flagged: set[int] = set()
     by_task: dict[str, list[int]] = {}
     for i, r in enumerate(runs):
         by_task.setdefault(r.task, []).append(i)
-    for task, idx in by_task.items():
-        for what, key in (
-            ("dataset versions", "dataset_key"),
-            ("loaded tables (sha256 of the canonical table)", "table_key"),
-            ("prompt templates", "prompt_key"),
-        ):
-            values = {getattr(runs[i], key) for i in idx}
-            if key == "table_key":  # runs from before the hash was recorded cannot be compared
-                values.discard("unrecorded")
-            if len(values) > 1:
-                flagged.update(idx)
-                detail = "; ".join(
-                    f"{v if key != 'table_key' else v[:22] + '…'}: "
-                    f"{', '.join(runs[i].path.name for i in idx if getattr(runs[i], key) == v)}"
-                    for v in sorted(values)
-                )
-                messages.append(f"{task}: runs use different {what} ({detail})")
+    for idx in by_task.values():
+        for found in differences([runs[i] for i in idx], skip=("partial runs",)):
+            messages.append(found["note"])
+            flagged.update(idx[k] for k in found["runs"])
     for i, r in enumerate(runs):  # a smoke test (--limit) is never a result to compare
         partial = r.manifest.get("partial") or {}
         if partial:
@@ -233,22 +224,9 @@ def markdown_tables(tidy: pd.DataFrame, flags: Sequence[str] = ()) -> str:
     return "\n".join(out)
 
 
-LATEX_SPECIALS = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
 def latex_escape(text: str) -> str:
-    return "".join(LATEX_SPECIALS.get(ch, ch) for ch in text)
+    """Text for LaTeX (:func:`.latex.escape`; the name other modules import)."""
+    return escape(text)
 
 
 def _latex_num(x: float) -> str:
@@ -313,9 +291,7 @@ def forest_figure(tidy: pd.DataFrame) -> ReportFigure | None:
         return None
     panels = list(dict.fromkeys(zip(sub["task"], sub["metric"], strict=True)))
     sizes = [int(((sub["task"] == t) & (sub["metric"] == m)).sum()) for t, m in panels]
-    finite = sub[["value", "ci_low", "ci_high"]].to_numpy(dtype=float)
-    finite = finite[np.isfinite(finite)]
-    bound = min(1.05, max(0.1, float(np.abs(finite).max()) if finite.size else 0.1) * 1.1)
+    bound = forest_bound(sub[["value", "ci_low", "ci_high"]].to_numpy(dtype=float))
     fig, axes = new_figure(
         len(panels),
         1,
@@ -335,8 +311,9 @@ def forest_figure(tidy: pd.DataFrame) -> ReportFigure | None:
             ],
             rows[["value", "ci_low", "ci_high"]].to_numpy(dtype=float),
             [True] * len(rows),
+            tone=[-1] * len(rows),
+            bound=bound,
         )
-        ax.set_xlim(-bound, bound)
         ax.set_title(plain(f"{task}: {gap_meaning(str(metric))}"), loc="left", fontsize=9)
     axes[-1, 0].set_xlabel("signed gap, macro average (95% CI)")
     fig.tight_layout()
@@ -344,9 +321,9 @@ def forest_figure(tidy: pd.DataFrame) -> ReportFigure | None:
         "forest_gaps",
         "Signed gaps per model and task",
         "Macro-averaged signed gap of each run with its 95% bootstrap interval, one panel per "
-        "task. Coloured, filled markers: the interval excludes zero (red above, blue below); "
-        "hollow grey: it includes zero. † marks runs whose data or prompt differ from other "
-        "runs of the task.",
+        "task, all on one axis. Vermillion, filled: the interval excludes zero (a gap in "
+        "either direction); hollow grey: it includes zero. † marks runs whose data or prompt "
+        "differ from other runs of the task.",
         fig,
     )
 

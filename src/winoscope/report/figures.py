@@ -3,8 +3,8 @@
 Figures are explicit :class:`matplotlib.figure.Figure` objects drawn inside a local
 ``rc_context`` (:data:`STYLE`): nothing here selects a backend or changes the user's
 ``rcParams``, so a notebook that imports winoscope keeps its own settings. They are written as
-PNG (embedded in the HTML) and SVG (for papers) with fixed metadata, so the same run gives the
-same files.
+PNG (embedded in the HTML), PDF and SVG with its text kept as text (for papers), with fixed
+metadata, so the same run gives the same files.
 """
 
 from __future__ import annotations
@@ -117,21 +117,39 @@ def err(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.vstack([low, high])
 
 
-def forest(ax: Axes, labels: Sequence[str], values: np.ndarray, emphasise: Sequence[bool]) -> None:
-    """Shared by the run gap plot and the comparison forest plot (rows top to bottom).
+#: marker colours by what a row means: better or worse by the metric's declared direction,
+#: a change with no better side (the shift of a signed gap), or an interval including 0
+TONE_COLOURS = {1: BLUE, -1: VERMILLION, 2: PURPLE, 0: "#555555"}
 
-    Rows are drawn with one ``errorbar`` call per look (colour x emphasis), not one per row, so
-    a comparison of many runs stays quick to draw."""
+
+def forest(
+    ax: Axes,
+    labels: Sequence[str],
+    values: np.ndarray,
+    emphasise: Sequence[bool],
+    tone: Sequence[int] | None = None,
+    bound: float | None = None,
+) -> None:
+    """Shared by the run gap plot, the comparison forest and the diff (rows top to bottom).
+
+    ``tone`` per row: 1 better, -1 worse (blue, vermillion; by the metric's declared
+    direction, :func:`winoscope.scoring.decision.goodness`), 2 a difference with no better side
+    (purple), 0 an interval including 0 (hollow grey); by default every row whose interval
+    excludes 0 is purple. The frame holds every whisker and 0; ``bound`` (the half-width)
+    gives small multiples one shared axis. Rows of one look are drawn with one ``errorbar``
+    call, so a comparison of many runs stays quick to draw."""
+    from ..scoring.decision import side
+
     y = np.arange(len(labels))[::-1]
     values = np.asarray(values, dtype=float).reshape(-1, 3)
     v, lo, hi = values[:, 0], values[:, 1], values[:, 2]
-    excludes = ~np.isnan(lo) & ((lo > 0) | (hi < 0))
+    sides = np.array([side(a, b) for a, b in zip(lo, hi, strict=True)], dtype=int)
+    tones = np.asarray(tone if tone is not None else np.where(sides != 0, 2, 0), dtype=int)
+    tones = np.where(sides == 0, 0, tones)  # an interval including 0 is never coloured
     strong = np.asarray(emphasise, dtype=bool)
-    side = np.where(~excludes, 0, np.where(v > 0, 1, -1))
-    for s in (0, 1, -1):
-        colour = {0: "#555555", 1: VERMILLION, -1: BLUE}[s]
+    for t, colour in TONE_COLOURS.items():
         for emph in (True, False):
-            rows = (side == s) & (strong == emph)
+            rows = (tones == t) & (strong == emph)
             if not rows.any():
                 continue
             ax.errorbar(
@@ -142,21 +160,29 @@ def forest(ax: Axes, labels: Sequence[str], values: np.ndarray, emphasise: Seque
                 ms=7 if emph else 5,
                 capsize=3,
                 color=colour,
-                mfc=colour if s != 0 else "white",
+                mfc=colour if t != 0 else "white",
                 lw=1.8 if emph else 1.2,
             )
     ax.axvline(0, color="black", lw=0.8)
     ax.set_yticks(y, [plain(x) for x in labels])
-    finite = values[np.isfinite(values)] if values.size else np.array([0.0])
-    bound = max(0.1, float(np.abs(finite).max()) if finite.size else 0.1) * 1.1
-    ax.set_xlim(-min(bound, 1.05), min(bound, 1.05))
+    half = forest_bound(values) if bound is None else bound
+    ax.set_xlim(-half, half)
     ax.set_ylim(-0.7, len(labels) - 0.3)
     ax.grid(axis="x", alpha=0.3)
 
 
-def save_figure(fig: ReportFigure, folder: Path, *, paper: bool = False) -> SavedFigure:
-    """Write ``folder/KEY.png`` and ``folder/KEY.svg``; with ``paper`` also ``KEY.pdf``, and
-    the SVG keeps its text as text (editable, searchable) instead of outlines."""
+def forest_bound(values: np.ndarray) -> float:
+    """Half-width of a symmetric frame around 0 that holds every value and whisker."""
+    arr = np.asarray(values, dtype=float)
+    finite = arr[np.isfinite(arr)]
+    top = float(np.abs(finite).max()) if finite.size else 0.0
+    return max(0.1, top * 1.08)
+
+
+def save_figure(fig: ReportFigure, folder: Path, *, paper: bool = True) -> SavedFigure:
+    """Write ``folder/KEY.png``, ``KEY.svg`` and ``KEY.pdf`` (for papers), the SVG with its
+    text kept as text (editable, searchable) instead of outlines; ``paper=False`` writes the
+    PNG and an outlined SVG only."""
     folder.mkdir(parents=True, exist_ok=True)
     png_path, svg_path = folder / f"{fig.key}.png", folder / f"{fig.key}.svg"
     pdf_path = folder / f"{fig.key}.pdf" if paper else None

@@ -205,6 +205,7 @@ def gap_figure(metrics: pd.DataFrame, names: Sequence[str]) -> Figure:
         ],
         values=np.array([look[r] for r in rows], dtype=float).reshape(-1, 3),
         emphasise=[s == "macro" for _, s, _ in rows],
+        tone=[-1] * len(rows),  # a signed gap away from 0 is a bias, in either direction
     )
     ax.set_xlabel(" · ".join(gap_meaning(n) for n in names) + " (95% CI)")
     ax.set_title("Signed gap by stratum")
@@ -260,9 +261,9 @@ def run_figures(metrics: pd.DataFrame, predictions: pd.DataFrame | None) -> list
             ReportFigure(
                 "signed_gap",
                 "Signed gap with 95% interval",
-                "Signed gap per stratum; the macro average is the diamond. Coloured, filled "
-                "markers: the 95% interval excludes zero (red above, blue below); hollow grey: "
-                "it includes zero.",
+                "Signed gap per stratum; the macro average is the diamond. Vermillion, filled: "
+                "the 95% interval excludes zero (a gap in either direction; the side says "
+                "which); hollow grey: it includes zero.",
                 gap_figure(metrics, gaps),
             )
         )

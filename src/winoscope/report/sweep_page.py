@@ -200,11 +200,14 @@ def latex(result: SweepResult) -> str:
 @styled
 def sweep_figure(result: SweepResult, task: str) -> ReportFigure | None:
     """Signed gap(s) and utility against the swept value, with 95% intervals."""
+    from ..scoring.decision import absolute_twin
     from ..tags import numeric_values
 
-    sub = result.table[(result.table["task"] == task)]
-    sub = sub[sub["measure"].astype(str).isin(["", "point - reference"])]
-    gaps = [m for m in dict.fromkeys(sub["metric"].astype(str)) if get_metric(m).signed_gap]
+    everything = result.table[(result.table["task"] == task)]
+    decide = deciding_rows(everything)
+    sub = everything[everything["measure"].astype(str).isin(["", "point - reference"])]
+    names = list(dict.fromkeys(sub["metric"].astype(str)))
+    gaps = [m for m in names if get_metric(m).signed_gap]
     util = utility_rows(result.utility, task)
     if not gaps and util.empty:
         return None
@@ -219,7 +222,9 @@ def sweep_figure(result: SweepResult, task: str) -> ReportFigure | None:
         g = g.assign(x=g["point"].map(pos)).sort_values("x")
         v, lo, hi = (g[c].to_numpy(float) for c in ("value", "ci_low", "ci_high"))
         yerr = np.vstack([np.nan_to_num(v - lo), np.nan_to_num(hi - v)])
-        significant = g["p_holm"].to_numpy(float) < ALPHA
+        judge = absolute_twin(m, names) or m  # a gap is judged by the change of its size
+        p_at = decide[decide["metric"] == judge].set_index("point")["p_holm"]
+        significant = np.array([float(p_at.get(p, np.nan)) < ALPHA for p in g["point"]])
         colour = colours[k % len(colours)]
         gap_ax.errorbar(
             g["x"], v, yerr=yerr, color=colour, capsize=3, lw=1.4, label=plain(_label(m))
@@ -258,8 +263,8 @@ def sweep_figure(result: SweepResult, task: str) -> ReportFigure | None:
         f"sweep_{task.replace('/', '_')}",
         f"{task}: bias gap and utility against {result.key}",
         "Values with 95% bootstrap intervals at each point; dotted line: the reference point. "
-        "Filled markers: the paired change from the reference has Holm-adjusted p < 0.05 "
-        "across the points; hollow: it does not.",
+        "Filled markers: the paired change of the gap's size from the reference has "
+        "Holm-adjusted p < 0.05 across the points; hollow: it does not.",
         fig,
     )
 
@@ -310,7 +315,7 @@ def write_sweep(result: SweepResult, out: Path) -> None:
     for task in result.tasks:
         fig = sweep_figure(result, task)
         if fig is not None:
-            figures.append(save_figure(fig, out / "plots", paper=True))
+            figures.append(save_figure(fig, out / "plots"))
     (out / "sweep.html").write_text(render_html(result, figures, out), encoding="utf-8")
 
 

@@ -57,6 +57,7 @@ metric(
     kind="consistency",
     direction="higher",
     role="diagnostic",
+    constant_under=("cloze",),  # one request per row: no second order to disagree with
     card="Share of rows whose two option orders chose the same answer.",
 )
 metric(

@@ -82,6 +82,8 @@ class MetricSpec:
     measure: str = ""
     role: Role = ""
     declared: bool = True
+    #: protocols under which the metric is fixed by construction (never a hypothesis there)
+    constant_under: tuple[str, ...] = ()
     # the module that declared it (not part of the meaning: two scorers may share a metric)
     module: str = field(default="", compare=False)
 
@@ -117,6 +119,7 @@ def metric(
     group: str = "",
     measure: str = "",
     role: Role = "",
+    constant_under: Iterable[str] = (),
 ) -> Callable[[F], F]:
     """Declare ``name``; usable as a plain call or as a decorator on the function computing it.
 
@@ -139,7 +142,20 @@ def metric(
     caller = str(sys._getframe(1).f_globals.get("__name__", ""))
     if caller == __name__:  # declared through group_metrics: the module that called it
         caller = str(sys._getframe(2).f_globals.get("__name__", ""))
-    spec = MetricSpec(name, kind, direction, comps, label, card, group, measure, role, True, caller)
+    spec = MetricSpec(
+        name,
+        kind,
+        direction,
+        comps,
+        label,
+        card,
+        group,
+        measure,
+        role,
+        True,
+        tuple(constant_under),
+        caller,
+    )
     old = METRICS.get(name)
     if old is not None and old != spec:
         raise ValueError(f"metric {name!r} is already declared with another meaning: {old}")
