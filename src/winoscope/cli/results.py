@@ -1,4 +1,5 @@
-"""Commands that read run directories: ``show``, ``compare``, ``diff`` and ``crosslingual``."""
+"""Commands that read run directories: ``show``, ``compare``, ``leaderboard``, ``diff`` and
+``crosslingual``."""
 
 from __future__ import annotations
 
@@ -50,6 +51,50 @@ def compare(
         f"compared {len(cmp.runs)} runs; wrote {out}/compare.csv, compare.md, compare.tex, "
         "compare.html",
         highlight=False,
+    )
+
+
+def leaderboard(
+    runs: Annotated[
+        list[str],
+        typer.Argument(help="Run directories, globs (quote them) or folders of run directories."),
+    ],
+    sort: Annotated[
+        str | None,
+        typer.Option(
+            help="Metric to rank by (default: each task's first headline metric); a task "
+            "without it is ranked by its own first headline metric."
+        ),
+    ] = None,
+    descending: Annotated[
+        bool | None,
+        typer.Option(
+            "--descending/--ascending",
+            help="Override the metric's declared direction (default: best first).",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Leaderboard folder to write.")] = Path("leaderboard"),
+) -> None:
+    """Rank runs per task by a metric: leaderboard.csv, .md, .tex (booktabs) and a sortable
+    leaderboard.html linking each run's report."""
+    from ..report.leaderboard import leaderboard as write_leaderboard
+
+    try:
+        board = write_leaderboard(runs, out, sort=sort, descending=descending)
+    except WinoscopeError as exc:
+        fail(exc)
+    for flag in board.flags:
+        err_console.print(f"[yellow]not comparable:[/] {escape(flag)}", highlight=False)
+    for b in board.boards:
+        by = f"by {b.sort} ({b.order_text})" if b.sort else "by model"
+        out_console.print(
+            f"{b.task}: {len(b.rows)} runs ranked {by}", highlight=False, markup=False
+        )
+    out_console.print(
+        f"wrote {out}/leaderboard.csv, leaderboard.md, leaderboard.tex, leaderboard.html",
+        highlight=False,
+        markup=False,
     )
 
 
