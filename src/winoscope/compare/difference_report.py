@@ -142,21 +142,23 @@ def markdown(result: DiffResult) -> str:
 def latex(result: DiffResult) -> str:
     """One booktabs table: declared labels, A, B, the change with its interval under it, and
     Holm's p for the headline hypotheses (``expl.``: exploratory, unadjusted p in the CSV)."""
-    from ..report.latex import escape, table, tex_label
+    from ..report.latex import escape, interval, number, table, tex_label, wrap_left
 
     rows = []
-    for r in display_rows(result.table):
-        holm = f"${r['holm']}$" if r["family"] else r"\textit{expl.}"
+    sub = result.table[summary_rows(result.table)]
+    for r, shown in zip(sub.itertuples(index=False), display_rows(result.table), strict=True):
+        family = bool(getattr(r, "family", False))
+        holm = f"${_p(r.p_holm)}$" if family else r"\textit{expl.}"
         rows.append(
             (
                 [
-                    escape(r["metric"]),
-                    f"${r['a']}$".replace("$–$", "--"),
-                    f"${r['b']}$".replace("$–$", "--"),
-                    f"${r['diff']}$".replace("$–$", "--"),
+                    wrap_left(shown["metric"]),
+                    number(r.value_a),
+                    number(r.value_b),
+                    number(r.diff, signed=True),
                     holm,
                 ],
-                ["", "", "", f"${r['ci']}$".replace("$–$", ""), ""],
+                ["", "", "", interval(r.ci_low, r.ci_high, signed=True), ""],
             )
         )
     caption = (

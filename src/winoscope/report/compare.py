@@ -28,7 +28,7 @@ import pandas as pd
 
 from .._version import __version__
 from ..errors import DatasetError
-from ..scoring.metric import gap_meaning, headline_metrics, signed_gap_metrics
+from ..scoring.metric import gap_meaning, get_metric, headline_metrics, signed_gap_metrics
 from ..tags import format_tags, tag_sort_key
 from .figures import (
     DPI,
@@ -44,7 +44,7 @@ from .figures import (
 from .html import environment
 from .latex import escape
 from .rundir import RunDir, load_run_dir
-from .tables import Cell, fmt, fmt_ci, is_missing
+from .tables import Cell, fmt_ci
 
 TIDY_COLUMNS = [
     "task",
@@ -168,21 +168,60 @@ def tidy_table(runs: Sequence[RunDir], flagged: set[int] | None = None) -> pd.Da
 
 
 def macro_rows(tidy: pd.DataFrame) -> pd.DataFrame:
-    """Macro rows; a run without strata contributes its single stratum instead."""
+    """Each run's summary rows, with a ``column`` naming each one's table column.
+
+    The summary is the macro stratum; a run without one contributes its whole-set stratum
+    (``all``), or its single stratum; a signed gap that a task reports only by stratum
+    (SweWinogender's ``hon-han``) is added as its own column, ``accuracy_gap (hon-han)``.
+    """
     if tidy.empty:
-        return tidy.iloc[0:0]
-    split = tidy["split"].astype(str)
-    is_macro = split.eq("macro")
-    run = tidy["task"].astype(str) + "\x00" + tidy["model"].astype(str)
-    has_macro = is_macro.groupby(run, sort=False).transform("any")
-    stratum = split + "\x00" + tidy["type"].astype(str)
-    single = stratum.groupby(run, sort=False).transform("nunique").eq(1)
-    return tidy[is_macro | (~has_macro & single)].reset_index(drop=True)
+        return tidy.assign(column=pd.Series(dtype=str)).iloc[0:0]
+    parts = []
+    for _, g in tidy.groupby(["task", "model", "run"], sort=False):
+        split, typ = g["split"].astype(str), g["type"].astype(str)
+        macro = split.eq("macro")
+        whole = split.eq("all") & typ.isin(["all", ""])
+        strata = (split + "\x00" + typ).nunique()
+        chosen = (
+            macro
+            if macro.any()
+            else whole
+            if whole.any()
+            else pd.Series(strata == 1, index=g.index)
+        )
+        rows = g[chosen].assign(column=g.loc[chosen, "metric"].astype(str))
+        present = set(rows["metric"].astype(str))
+        gaps = set(signed_gap_metrics(list(g["metric"].astype(str)))) - present
+        extra = g[~chosen & g["metric"].isin(gaps)]
+        extra = extra.assign(
+            column=extra["metric"].astype(str) + " (" + extra["type"].astype(str) + ")"
+        )
+        parts += [rows, extra]
+    return pd.concat(parts, ignore_index=True)
 
 
 def task_metrics(macro: pd.DataFrame, task: str) -> list[str]:
-    names = list(dict.fromkeys(macro.loc[macro["task"] == task, "metric"].astype(str)))
-    return headline_metrics(names, limit=6)
+    """The task's table columns: headline metrics first, then gaps reported by stratum."""
+    sub = macro[macro["task"] == task]
+    names = list(dict.fromkeys(sub["metric"].astype(str)))
+    order = headline_metrics(names, limit=6)
+    by_metric: dict[str, list[str]] = {}
+    for metric, column in zip(sub["metric"].astype(str), sub["column"].astype(str), strict=True):
+        by_metric.setdefault(metric, [])
+        if column not in by_metric[metric]:
+            by_metric[metric].append(column)
+    return [c for m in order for c in by_metric.get(m, [])]
+
+
+def column_label(column: str) -> str:
+    """A column's declared label (``pro − anti accuracy``); a gap reported by stratum is named
+    by its measure and stratum (``accuracy hon − han``)."""
+    metric, _, stratum = column.partition(" (")
+    spec = get_metric(metric)
+    if not stratum:
+        return spec.display
+    measure = spec.components[0].replace("_", " ") if spec.components else spec.display
+    return f"{measure} {stratum.rstrip(')').replace('-', ' − ')}"
 
 
 def _cells(
@@ -194,7 +233,7 @@ def _cells(
     rows = []
     for model, g in sub.groupby("model", sort=False):
         cells = {
-            str(r.metric): Cell(
+            str(r.column): Cell(
                 float(r.value), float(r.ci_low), float(r.ci_high), int(r.n), str(r.metric) in gaps
             )
             for r in g.itertuples(index=False)
@@ -206,11 +245,17 @@ def _cells(
 def markdown_tables(tidy: pd.DataFrame, flags: Sequence[str] = ()) -> str:
     """One Markdown table per task: models as rows, headline macro metrics as columns."""
     macro = macro_rows(tidy)
-    out = ["# Comparison", "", "Macro averages, value [95% CI].", ""]
+    out = [
+        "# Comparison",
+        "",
+        "Summary metrics, value [95% CI]: macro averages, or the whole set where a task has no "
+        "macro stratum; a gap a task reports by stratum has a column per stratum.",
+        "",
+    ]
     for task in dict.fromkeys(macro["task"]):
         cols, rows = _cells(macro, task)
         out += [f"## {task}", ""]
-        out.append("| model | " + " | ".join(c.replace("_", " ") for c in cols) + " |")
+        out.append("| model | " + " | ".join(column_label(c) for c in cols) + " |")
         out.append("|---|" + "---|" * len(cols))
         for model, flag, cells in rows:
             vals = [
@@ -229,55 +274,47 @@ def latex_escape(text: str) -> str:
     return escape(text)
 
 
-def _latex_num(x: float) -> str:
-    return "--" if is_missing(x) else f"${fmt(x)}$"
+#: metric columns of a LaTeX table, so that it fits one column of a two-column paper
+LATEX_COLUMNS = 3
 
 
 def latex_tables(tidy: pd.DataFrame, flags: Sequence[str] = ()) -> str:
-    """booktabs tables (``\\usepackage{booktabs}``), one per task, value and [95% CI]."""
+    """booktabs tables (``\\usepackage{booktabs}``), one per task: the first
+    :data:`LATEX_COLUMNS` headline metrics under their declared labels, each value with its
+    95% interval under it (:func:`.latex.table`)."""
+    from .latex import interval, number, row_label, stack, table, tex_label
+
     macro = macro_rows(tidy)
-    out = [f"% winoscope {__version__}: macro averages with 95% bootstrap intervals"]
+    out = [f"% winoscope {__version__}: summary metrics with 95% bootstrap intervals"]
     for task in dict.fromkeys(macro["task"]):
         cols, rows = _cells(macro, task)
-        out += [
-            r"\begin{table}[t]",
-            r"\centering",
-            r"\small",
-            r"\begin{tabular}{l" + "r" * len(cols) + "}",
-            r"\toprule",
-            "Model & " + " & ".join(latex_escape(c.replace("_", " ")) for c in cols) + r" \\",
-            r"\midrule",
-        ]
+        cols = cols[:LATEX_COLUMNS]
+        body = []
         for model, flag, cells in rows:
-            vals = []
+            values, below = [row_label(model) + (r"$^\dagger$" if flag else "")], [""]
             for c in cols:
                 cell = cells.get(c)
                 if cell is None or cell.missing:
-                    vals.append("--")
-                else:
-                    ci = (
-                        ""
-                        if is_missing(cell.ci_low)
-                        else f" {{\\scriptsize [{_latex_num(cell.ci_low)}, {_latex_num(cell.ci_high)}]}}"
-                    )
-                    vals.append(_latex_num(cell.value) + ci)
-            out.append(
-                latex_escape(model)
-                + (r"$^\dagger$" if flag else "")
-                + " & "
-                + " & ".join(vals)
-                + r" \\"
+                    values.append("--")
+                    below.append("")
+                    continue
+                values.append(number(cell.value))
+                below.append(interval(cell.ci_low, cell.ci_high))
+            body.append((values, below))
+        caption = (
+            f"{escape(task)}: summary metrics, each with its 95\\% bootstrap interval under it "
+            "(two decimals; compare.csv has them in full)."
+        )
+        if any(f for _, f, _ in rows):
+            caption += r" $^\dagger$Runs differ in data, prompt or protocol (see compare.md)."
+        out.append(
+            table(
+                ["Model", *(stack(column_label(c)) for c in cols)],
+                body,
+                caption=caption,
+                label=tex_label(task),
             )
-        out += [
-            r"\bottomrule",
-            r"\end{tabular}",
-            f"\\caption{{{latex_escape(task)}: macro averages, value [95\\% CI]."
-            + (r" $^\dagger$Runs differ in data or prompt." if any(f for _, f, _ in rows) else "")
-            + "}",
-            f"\\label{{tab:{latex_escape(task).replace(chr(92), '')}}}",
-            r"\end{table}",
-            "",
-        ]
+        )
     return "\n".join(out)
 
 
@@ -289,8 +326,8 @@ def forest_figure(tidy: pd.DataFrame) -> ReportFigure | None:
     sub = macro[macro["metric"].isin(gaps)]
     if sub.empty:
         return None
-    panels = list(dict.fromkeys(zip(sub["task"], sub["metric"], strict=True)))
-    sizes = [int(((sub["task"] == t) & (sub["metric"] == m)).sum()) for t, m in panels]
+    panels = list(dict.fromkeys(zip(sub["task"], sub["column"], strict=True)))
+    sizes = [int(((sub["task"] == t) & (sub["column"] == m)).sum()) for t, m in panels]
     bound = forest_bound(sub[["value", "ci_low", "ci_high"]].to_numpy(dtype=float))
     fig, axes = new_figure(
         len(panels),
@@ -301,8 +338,8 @@ def forest_figure(tidy: pd.DataFrame) -> ReportFigure | None:
         gridspec_kw={"height_ratios": [n + 0.8 for n in sizes]},
         squeeze=False,
     )
-    for ax, (task, metric) in zip(axes[:, 0], panels, strict=True):
-        rows = sub[(sub["task"] == task) & (sub["metric"] == metric)]
+    for ax, (task, column) in zip(axes[:, 0], panels, strict=True):
+        rows = sub[(sub["task"] == task) & (sub["column"] == column)]
         forest(
             ax,
             [
@@ -314,7 +351,9 @@ def forest_figure(tidy: pd.DataFrame) -> ReportFigure | None:
             tone=[-1] * len(rows),
             bound=bound,
         )
-        ax.set_title(plain(f"{task}: {gap_meaning(str(metric))}"), loc="left", fontsize=9)
+        metric = str(column).partition(" (")[0]
+        what = column_label(str(column)) if " (" in str(column) else gap_meaning(metric)
+        ax.set_title(plain(f"{task}: {what}"), loc="left", fontsize=9)
     axes[-1, 0].set_xlabel("signed gap, macro average (95% CI)")
     fig.tight_layout()
     return ReportFigure(

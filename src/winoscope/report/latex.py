@@ -2,9 +2,12 @@
 
 A table of values with 95% intervals does not fit a column when each cell holds
 ``0.708 [0.542, 0.875]``; here each row of values is followed by a row of its intervals in
-``\\scriptsize``, the table is ``\\small``, and headers are the metrics' declared labels
-(:attr:`~winoscope.scoring.metric.MetricSpec.display`). Every ``.tex`` winoscope writes needs
-only ``\\usepackage{booktabs}``; the tests compile each one with a real LaTeX engine.
+``\\scriptsize``, the table is ``\\small``, numbers have :data:`DIGITS` decimals (the CSV
+files keep full precision), and long headers (the metrics' declared labels,
+:attr:`~winoscope.scoring.metric.MetricSpec.display`) and model labels are set on two lines,
+so that a table of three metrics fits one column of a two-column paper. Every ``.tex``
+winoscope writes needs only ``\\usepackage{booktabs}``; the tests compile each one in a
+two-column article with a real LaTeX engine and fail on an overfull box.
 """
 
 from __future__ import annotations
@@ -36,7 +39,68 @@ def escape(text: Any) -> str:
     return "".join(LATEX_SPECIALS.get(ch, ch) for ch in str(text))
 
 
-def number(x: Any, digits: int = 3, signed: bool = False) -> str:
+DIGITS = 2
+#: a line break inside a cell; the braces keep a following ``[`` (a tag list) from being read
+#: as the break's optional length
+BREAK = "\\\\{}"
+
+
+def stack(text: str, width: int = 10) -> str:
+    """Escaped text on two lines (split at the space nearest its middle) when it is long."""
+    words = str(text).split(" ")
+    if len(str(text)) <= width or len(words) < 2:
+        return escape(text)
+    cut = min(range(1, len(words)), key=lambda k: abs(len(" ".join(words[:k])) - len(text) / 2))
+    top, bottom = " ".join(words[:cut]), " ".join(words[cut:])
+    return (
+        f"\\begin{{tabular}}[b]{{@{{}}c@{{}}}}{escape(top)}{BREAK}{escape(bottom)}\\end{{tabular}}"
+    )
+
+
+def wrap_left(text: str, width: int = 16) -> str:
+    """A long row label on two left-aligned lines (split at the space nearest its middle)."""
+    words = str(text).split(" ")
+    if len(str(text)) <= width or len(words) < 2:
+        return escape(text)
+    cut = min(range(1, len(words)), key=lambda k: abs(len(" ".join(words[:k])) - len(text) / 2))
+    return stack_left(" ".join(words[:cut]), " ".join(words[cut:]))
+
+
+def wrap_lines(text: str, width: int = 14) -> list[str]:
+    """``text`` cut after ``:``, ``/``, ``-`` or a space into lines of at most ``width``
+    characters where it can be (a model spec ``hf:org/model-name``)."""
+    import re
+
+    pieces = [p for p in re.split(r"(?<=[:/\- ])", str(text)) if p]
+    lines: list[str] = []
+    for piece in pieces:
+        if lines and len(lines[-1]) + len(piece) <= width:
+            lines[-1] += piece
+        else:
+            lines.append(piece)
+    return [line.rstrip() for line in lines] or [""]
+
+
+def row_label(text: str, width: int = 14) -> str:
+    """A model label for a table row: the spec wrapped (:func:`wrap_lines`), tags below."""
+    spec, _, tags = str(text).partition(" [")
+    lines = wrap_lines(spec, width) + (["[" + tags] if tags else [])
+    if len(lines) == 1:
+        return escape(lines[0])
+    body = BREAK.join(escape(line) for line in lines)
+    return f"\\begin{{tabular}}[t]{{@{{}}l@{{}}}}{body}\\end{{tabular}}"
+
+
+def stack_left(top: str, bottom: str = "") -> str:
+    """A row label on two left-aligned lines (a model spec, then its tags)."""
+    if not bottom:
+        return escape(top)
+    return (
+        f"\\begin{{tabular}}[t]{{@{{}}l@{{}}}}{escape(top)}{BREAK}{escape(bottom)}\\end{{tabular}}"
+    )
+
+
+def number(x: Any, digits: int = DIGITS, signed: bool = False) -> str:
     """``$0.708$`` / ``$+0.125$``; ``--`` for a missing value; -0.000 never printed."""
     try:
         v = float(x)
@@ -50,7 +114,7 @@ def number(x: Any, digits: int = 3, signed: bool = False) -> str:
     return f"${v:+.{digits}f}$" if signed else f"${v:.{digits}f}$"
 
 
-def interval(lo: Any, hi: Any, digits: int = 3, signed: bool = False) -> str:
+def interval(lo: Any, hi: Any, digits: int = DIGITS, signed: bool = False) -> str:
     a, b = number(lo, digits, signed), number(hi, digits, signed)
     return "" if "--" in (a, b) else f"[{a.strip('$')}, {b.strip('$')}]".join("$$")
 
@@ -63,13 +127,16 @@ def table(
     label: str,
     align: str | None = None,
     note: str = "",
+    wide: bool = False,
 ) -> str:
     """One ``table`` float: ``header`` (already escaped), rows of (cells, intervals or None).
 
-    The interval row, when given, is set in ``\\scriptsize`` under its values."""
+    The interval row, when given, is set in ``\\scriptsize`` under its values. ``wide``: a
+    ``table*`` spanning both columns of a two-column paper (a leaderboard)."""
     cols = align or "l" + "r" * (len(header) - 1)
+    env = "table*" if wide else "table"
     out = [
-        r"\begin{table}[t]",
+        f"\\begin{{{env}}}[t]",
         r"\centering",
         r"\small",
         r"\setlength{\tabcolsep}{4pt}",
@@ -85,7 +152,7 @@ def table(
     out += [r"\bottomrule", r"\end{tabular}"]
     if note:
         out.append(f"\\par\\smallskip{{\\footnotesize {note}}}")
-    out += [f"\\caption{{{caption}}}", f"\\label{{{label}}}", r"\end{table}", ""]
+    out += [f"\\caption{{{caption}}}", f"\\label{{{label}}}", f"\\end{{{env}}}", ""]
     return "\n".join(out)
 
 

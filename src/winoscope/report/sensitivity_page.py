@@ -1,9 +1,9 @@
 """The files of a prompt-sensitivity run beside its per-template run directories.
 
 ``template_metrics.csv``, ``template_summary.csv``, ``sensitivity.json`` (the manifest),
-``report.md`` (the summary table in Markdown), ``report.html`` (self-contained: the summary,
-the small multiples, every template's text with a link to its own report) and
-``plots/template_metrics.{png,svg}``.
+``report.md`` (the summary table in Markdown), ``sensitivity.tex`` (the same as a booktabs
+table), ``report.html`` (self-contained: the summary, the small multiples, every template's
+text with a link to its own report) and ``plots/template_metrics.{png,svg,pdf}``.
 """
 
 from __future__ import annotations
@@ -96,6 +96,41 @@ def render_markdown(result: SensitivityResult) -> str:
     return "\n".join(parts) + "\n"
 
 
+def latex_table(result: SensitivityResult) -> str:
+    """booktabs: per headline metric (declared label), the mean over templates with its
+    two-level 95% interval under it, the lowest and highest template's value and the sd."""
+    from ..scoring.metric import get_metric
+    from .latex import escape, interval, number, table, tex_label, wrap_left
+
+    summary = result.summary
+    rows = summary[summary["headline"].astype(bool)]
+    if rows.empty:
+        rows = summary
+    body = []
+    for r in rows.itertuples(index=False):
+        label = get_metric(str(r.metric)).display
+        if str(r.split) not in ("macro", "all"):
+            label += f" ({r.split})"
+        body.append(
+            (
+                [wrap_left(label), number(r.mean), number(r.min), number(r.max), number(r.sd)],
+                ["", interval(r.ci_low, r.ci_high), "", "", ""],
+            )
+        )
+    man = result.manifest
+    caption = (
+        f"{escape(man['task'])}, {escape(man['model']['spec'])}: {len(result.templates)} prompt "
+        "templates; mean over templates with its two-level 95\\% interval under it "
+        "(templates, then items, resampled), the lowest and highest template, and the sd."
+    )
+    return f"% winoscope {__version__}\n" + table(
+        ["Metric", "Mean", "Min", "Max", "SD"],
+        body,
+        caption=caption,
+        label=tex_label("sensitivity", str(man["task"])),
+    )
+
+
 def write_sensitivity(result: SensitivityResult, out: Path) -> Path:
     """Write the prompt-sensitivity files into ``out`` (the template runs are already there)."""
     from ..jsonio import write_json
@@ -108,6 +143,7 @@ def write_sensitivity(result: SensitivityResult, out: Path) -> Path:
     result.summary.to_csv(out / "template_summary.csv", index=False)
     write_json(out / MANIFEST, result.manifest)
     (out / "report.md").write_text(render_markdown(result), encoding="utf-8")
+    (out / "sensitivity.tex").write_text(latex_table(result), encoding="utf-8")
     figure = save_figure(template_report_figure(result.per_template, result.summary), out / "plots")
     templates = []
     for entry, run in zip(result.manifest["runs"], result.runs, strict=True):

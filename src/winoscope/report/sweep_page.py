@@ -73,8 +73,15 @@ def utility_rows(util: pd.DataFrame, task: str) -> pd.DataFrame:
 
 def task_grid(result: SweepResult, task: str) -> tuple[list[str], list[dict[str, Any]]]:
     """The table of one task: its headline metrics as columns, one row per point."""
+    from ..scoring.decision import absolute_twin
+    from ..scoring.metric import headline_metrics
+
     sub = deciding_rows(result.table[result.table["task"] == task])
-    metrics = list(dict.fromkeys(sub["metric"].astype(str)))
+    names = list(dict.fromkeys(sub["metric"].astype(str)))
+    metrics = []
+    for m in headline_metrics(names, limit=len(names)):  # a gap, then its declared size
+        twin = absolute_twin(m, names) if get_metric(m).signed_gap else None
+        metrics += [x for x in (m, twin) if x is not None and x not in metrics]
     util = utility_rows(result.utility, task)
     rows = []
     for point in result.points:
@@ -148,24 +155,35 @@ def markdown(result: SweepResult) -> str:
     return "\n".join(out)
 
 
+#: metric columns of a sweep's LaTeX table (with utility beside them: one paper column)
+LATEX_METRICS = 3
+
+
 def latex(result: SweepResult) -> str:
     from .compare import latex_escape
+    from .latex import number, stack
+
+    def tex_number(text: str, signed: bool = False) -> str:
+        try:
+            return number(float(text), signed=signed)
+        except ValueError:
+            return "--"
 
     out = [
         "% winoscope sweep tables; needs \\usepackage{booktabs}",
     ]
     for task in result.tasks:
         metrics, rows = task_grid(result, task)
+        metrics = metrics[:LATEX_METRICS]
         cols = "l" + "r" * (len(metrics) + 1)
         out += [
             "\\begin{table}[t]",
             "\\centering",
             "\\small",
+            "\\setlength{\\tabcolsep}{4pt}",
             f"\\begin{{tabular}}{{{cols}}}",
             "\\toprule",
-            " & ".join(
-                [latex_escape(result.key), *(latex_escape(_label(m)) for m in metrics), "utility"]
-            )
+            " & ".join([latex_escape(result.key), *(stack(_label(m)) for m in metrics), "utility"])
             + " \\\\",
             "\\midrule",
         ]
@@ -174,13 +192,13 @@ def latex(result: SweepResult) -> str:
             bottom = [""]
             for m in metrics:
                 c = r["cells"].get(m)
-                top.append("--" if c is None else c["value"].replace("–", "--"))
+                top.append("--" if c is None else tex_number(c["value"]))
                 if c is None or r["reference"]:
-                    bottom.append("\\footnotesize ref." if c is not None else "")
+                    bottom.append("\\scriptsize ref." if c is not None else "")
                 else:
                     star = "$^{*}$" if c["significant"] else ""
-                    bottom.append(f"\\footnotesize $\\Delta$ {c['diff'].replace('–', '--')}{star}")
-            top.append((r["utility"] or "--").split(" ")[0].replace("–", "--"))
+                    bottom.append(f"\\scriptsize $\\Delta$ {tex_number(c['diff'], True)}{star}")
+            top.append(tex_number((r["utility"] or "–").split(" ")[0]))
             bottom.append("")
             out.append(" & ".join(top) + " \\\\")
             out.append(" & ".join(bottom) + " \\\\")
