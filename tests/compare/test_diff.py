@@ -418,3 +418,41 @@ def test_an_interval_that_excludes_zero_but_fails_holm_says_so_without_contradic
     (line,) = verdicts(_verdict_table((-0.2, -0.01), (-0.2, -0.01), holm_p=0.08))
     assert "no detectable change after Holm's adjustment" in line and "Holm p = 0.08" in line
     assert "smaller" not in line and "excludes" not in line
+
+
+def test_a_partial_run_against_a_full_one_is_refused(sample_runs, tmp_path) -> None:
+    a, _ = sample_runs
+    winoscope.run("winobias-uk", "baseline:agreement", out=tmp_path / "part", n_boot=50, limit=2)
+    with pytest.raises(
+        TaskError, match=r"not comparable: .* is a full run and part is a partial run \(--limit 2"
+    ):
+        diff(a, tmp_path / "part")
+    winoscope.run("winobias-uk", "baseline:first", out=tmp_path / "part2", n_boot=50, limit=2)
+    same = diff(tmp_path / "part2", tmp_path / "part")  # the same part of the data: fine
+    assert same.settings["comparability"] == [] and same.settings["rows"] < 76
+
+
+def test_diff_notes_every_real_difference_and_only_those(sample_runs, tmp_path) -> None:
+    pytest.importorskip("torch")
+    from tiny_lm import build_tiny_gpt2
+
+    a, b = sample_runs
+    assert diff(a, b).settings["comparability"] == []  # two baselines: prompts play no part
+    model = build_tiny_gpt2(tmp_path / "tiny", seed=1)
+    winoscope.run("winobias-uk", f"hf:{model}", out=tmp_path / "letters", n_boot=N_BOOT)
+    winoscope.run(
+        "winobias-uk",
+        f"hf:{model}",
+        out=tmp_path / "cloze",
+        n_boot=N_BOOT,
+        backend_options={"mode": "cloze"},
+        seed=3,
+    )
+    d = diff(tmp_path / "letters", tmp_path / "cloze", out=tmp_path / "d")
+    notes = d.settings["comparability"]
+    aspects = sorted(n.split("runs use different ")[1].split(" (")[0] for n in notes)
+    assert aspects == ["modes", "prompt templates", "protocols", "seeds"], notes
+    assert "forced_choice: letters; cloze: cloze" in notes[0]
+    assert "Not comparable: winobias-uk: runs use different protocols" in (
+        tmp_path / "d" / "diff.md"
+    ).read_text(encoding="utf-8")
