@@ -128,6 +128,7 @@ def test_a_steering_sweep_compares_every_strength_with_the_base(tiny, tmp_path):
         float(macro(dirs[v], "overall_accuracy")["value"]) for v in (0, 2, 10)
     ]
     assert len(repr(s)) < 300
+    assert s._repr_html_().count("<tr>") == len(s.table) + 1
 
 
 def test_a_stopped_sweep_resumes_point_by_point(tiny, tmp_path):

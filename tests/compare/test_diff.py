@@ -456,3 +456,12 @@ def test_diff_notes_every_real_difference_and_only_those(sample_runs, tmp_path) 
     assert "Not comparable: winobias-uk: runs use different protocols" in (
         tmp_path / "d" / "diff.md"
     ).read_text(encoding="utf-8")
+
+
+def test_a_diff_result_reads_well_in_a_notebook(sample_runs) -> None:
+    d = diff(*sample_runs)
+    text = repr(d)
+    assert len(text) < 1000 and text.startswith("DiffResult(winobias-uk: baseline:agreement")
+    assert d.verdicts[0][:60] in text
+    page = d._repr_html_()
+    assert page.count("<tr>") == len(d.headline()) + 1 and "&minus;" in page

@@ -54,6 +54,46 @@ class DiffResult:
         """The tidy difference table (one row per metric, stratum and measure)."""
         return self.table.copy()
 
+    def __repr__(self) -> str:
+        lines = [f"DiffResult({self.task}: {self.model_b} - {self.model_a}"]
+        lines += [f"  {v[:150]}" for v in self.verdicts[:4]]
+        more = len(self.verdicts) - 4
+        if more > 0:
+            lines.append(f"  ... {more} more verdict(s)")
+        rows = self.settings.get("rows_compared")
+        lines.append(f"  {rows} rows compared; table: {len(self.table)} rows)")
+        return "\n".join(lines)[:990]
+
+    def _repr_html_(self) -> str:
+        """The headline rows as a small table (notebooks)."""
+        from html import escape
+
+        head = self.headline()
+        cells = "".join(
+            "<tr>"
+            + "".join(
+                f"<td>{escape(str(x))}</td>"
+                for x in (
+                    r.metric,
+                    r.measure,
+                    f"{r.value_a:.3f}",
+                    f"{r.value_b:.3f}",
+                    f"{r.diff:+.3f}",
+                    f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]",
+                    "" if r.p_holm != r.p_holm else f"{r.p_holm:.3g}",
+                )
+            )
+            + "</tr>"
+            for r in head.itertuples(index=False)
+        )
+        verdicts = "".join(f"<li>{escape(v)}</li>" for v in self.verdicts)
+        return (
+            f"<p><b>{escape(self.task)}</b>: {escape(self.model_b)} &minus; "
+            f"{escape(self.model_a)}</p><ul>{verdicts}</ul><table><tr><th>metric</th>"
+            "<th>measure</th><th>A</th><th>B</th><th>B &minus; A</th><th>95% CI</th>"
+            f"<th>Holm p</th></tr>{cells}</table>"
+        )
+
     def headline(self) -> pd.DataFrame:
         """The rows the verdicts speak about."""
         return self.table[self.table["headline"]].reset_index(drop=True)
