@@ -26,7 +26,7 @@ import ssl
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,6 +80,9 @@ class StubBehaviour:
     log_calls: bool = True
     in_flight: int = 0
     max_in_flight: int = 0
+    #: how the answer's letter is picked from the prompt (default: a hash of the prompt; a
+    #: :class:`~winoscope.testing.prompt_reader.PromptReader`'s ``letter`` reads it)
+    pick: Callable[[str], str] = pick_letter
 
     def fault_for(self, prompt: str) -> str | None:
         if not self.faults:
@@ -145,7 +148,7 @@ async def answer(beh: StubBehaviour, request: web.BaseRequest) -> web.StreamResp
     if fault is None:
         if beh.reject_zero_max_tokens and body.get("max_tokens") == 0:
             return _json({"error": {"message": "max_tokens must be at least 1"}}, 400)
-        return _json(answer_body(path, body, pick_letter(prompt)))
+        return _json(answer_body(path, body, beh.pick(prompt)))
     if fault in {"429", "503-retry-after"}:
         return _json({"error": "slow down"}, int(fault[:3]), **{"Retry-After": beh.retry_after})
     if fault in {"429-bare", "503"}:
@@ -163,12 +166,12 @@ async def answer(beh: StubBehaviour, request: web.BaseRequest) -> web.StreamResp
         return web.Response(status=status, headers={"Location": where})
     if fault == "timeout":
         await asyncio.sleep(beh.hang)
-        return _json(answer_body(path, body, pick_letter(prompt)))
+        return _json(answer_body(path, body, beh.pick(prompt)))
     if fault == "drop":
         if request.transport is not None:
             request.transport.abort()
         return web.Response(status=500)
-    good = answer_body(path, body, pick_letter(prompt))
+    good = answer_body(path, body, beh.pick(prompt))
     data = json.dumps(good).encode("utf-8")
     if fault in {"reset", "truncated"}:
         return await _send_half(request, data, reset=fault == "reset")
