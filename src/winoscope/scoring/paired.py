@@ -56,6 +56,18 @@ def record_replicates(metric: str, split: str, typ: str, replicates: object) -> 
         ).reshape(-1)
 
 
+def alias_replicates(pairs: Sequence[tuple[tuple[str, str, str], tuple[str, str, str]]]) -> None:
+    """Record the replicates of ``old`` (metric, split, type) under ``new`` too, for a scorer
+    whose rows are renamed after scoring (WinoPron's coreference layout), so a paired
+    comparison finds them under the names it reports."""
+    sink = _SINK.get()
+    if sink is None:
+        return
+    for old, new in pairs:
+        if old in sink.replicates:
+            sink.replicates[new] = sink.replicates[old]
+
+
 def record_draw(weights: np.ndarray) -> None:
     """Called by ``resample_weights``: a digest of the drawn counts when a capture is active."""
     sink = _SINK.get()

@@ -39,7 +39,15 @@ def weighted_ratio(
 
 
 def percentile_ci(replicates: np.ndarray, level: float = 0.95) -> tuple[float, float]:
-    """Percentile interval over the defined (non-NaN) replicates; NaN when none is defined."""
+    """Percentile interval over the defined (non-NaN) replicates; NaN when none is defined.
+
+    The quantiles are numpy's default (``method="linear"``, Hyndman and Fan's type 7): the
+    ``q``-quantile of ``n`` sorted replicates sits at position ``q * (n - 1)``, interpolated
+    linearly between its neighbours.
+
+    >>> [round(x, 12) for x in percentile_ci(np.arange(11.0))]  # positions 0.25 and 9.75
+    [0.25, 9.75]
+    """
     reps = np.asarray(replicates, dtype=float)
     reps = reps[~np.isnan(reps)]
     if reps.size == 0:

@@ -143,17 +143,23 @@ def winopron_layout(metrics: pd.DataFrame) -> pd.DataFrame:
     ``type`` the breakdown (``all``, ``male``, ``nominative`` ...), as the forced-choice task
     reports; ``double_conll_f1``, ``single_conll_f1`` and the female - male gap are repeated as
     headline rows (``split == "macro"``)."""
+    from ..scoring.paired import alias_replicates
+
     rows = []
+    renamed: list[tuple[tuple[str, str, str], tuple[str, str, str]]] = []
     for r in metrics[metrics["split"] != "macro"].to_dict("records"):
         name = str(r["metric"])
+        old = (name, str(r["split"]), str(r["type"]))
         base = next((b for b in WINOPRON_BASE if name.startswith(b + "_")), None)
         if name == WINOPRON_GAP[0] or base is None:
             rows.append({**r, "type": "all"})
+            renamed.append((old, (name, str(r["split"]), "all")))
             continue
         label = name[len(base) + 1 :]
         for prefix in ("pronoun_type_", "pronoun_set_"):
             label = label.removeprefix(prefix)
         rows.append({**r, "metric": base, "type": label})
+        renamed.append((old, (base, str(r["split"]), label)))
     out = pd.DataFrame(rows, columns=metrics.columns)
     heads = []
     for context in ("double", "single"):
@@ -164,7 +170,21 @@ def winopron_layout(metrics: pd.DataFrame) -> pd.DataFrame:
     if len(gap):
         heads.append(gap.iloc[0].to_dict())
     for h in heads:
+        source = dict(renamed)
+        before = next(
+            o
+            for o, n in source.items()
+            if n
+            == (
+                "conll_f1" if h["metric"].endswith("_conll_f1") else h["metric"],
+                h["split"],
+                h["type"],
+            )
+        )
+        renamed.append((before, (str(h["metric"]), "macro", "macro")))
         h["split"], h["type"] = "macro", "macro"
+    # the replicates follow the rows' new names (a paired diff looks them up by these)
+    alias_replicates(renamed)
     return pd.concat([out, pd.DataFrame(heads, columns=metrics.columns)], ignore_index=True)
 
 
