@@ -102,6 +102,48 @@ def test_hand_worked_paired_interval(two_items: tuple[Path, Path]) -> None:
     assert allrows["p_value"] == 1.0
 
 
+@pytest.fixture(scope="module")
+def lopsided(
+    two_items: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Path]:
+    """The same two items; A answers both anti rows wrong, B item 1's anti row right."""
+    root = tmp_path_factory.mktemp("lopsided")
+    a, b = root / "a", root / "b"
+    shutil.copytree(two_items[0], a)
+    shutil.copytree(two_items[0], b)
+    pro_right = {(1, "ff"): "target", (2, "ff"): "target"}
+    _edit(a, {**pro_right, (1, "mm"): "distractor", (2, "mm"): "distractor"})
+    _edit(b, {**pro_right, (1, "mm"): "target", (2, "mm"): "distractor"})
+    return a, b
+
+
+def test_hand_worked_asymmetric_case_gets_the_sign_and_the_interval(lopsided) -> None:
+    """Anti accuracy: A 0, B 0.5, so B - A = +0.5 (A - B would be -0.5). Resamples: (i1, i1)
+    B* 1 - A* 0 = +1, (i1, i2) +0.5, (i2, i2) 0, probabilities 1/4, 1/2, 1/4: interval
+    [0, 1]. Overall accuracy (the mean of pro 1 and anti) moves by half of that: +0.25,
+    interval [0, 0.5]. The gap pro - anti falls from 1 to 0.5, and so does its size."""
+    a, b = lopsided
+    d = diff(a, b)
+    anti = _row(d, "anti_accuracy")
+    assert (anti["value_a"], anti["value_b"], anti["diff"]) == (0.0, 0.5, 0.5)
+    assert (anti["ci_low"], anti["ci_high"]) == (0.0, 1.0)
+    reps = d.replicates[("anti_accuracy", "macro", "macro", "B - A")]
+    assert set(np.unique(reps)) == {0.0, 0.5, 1.0}
+    assert abs(float(np.mean(reps == 0.5)) - 0.5) < 0.04
+    assert abs(float(np.mean(reps == 1.0)) - 0.25) < 0.04
+    # one side of 0 holds every replicate, the other the quarter equal to 0: p = 2 (B/4 + 1) / (B + 1)
+    assert anti["p_boot"] == pytest.approx(2 * (float(np.sum(reps <= 0)) + 1) / (len(reps) + 1))
+    overall = _row(d, "overall_accuracy")
+    assert (overall["value_a"], overall["value_b"], overall["diff"]) == (0.5, 0.75, 0.25)
+    assert (overall["ci_low"], overall["ci_high"]) == (0.0, 0.5)
+    gap = _row(d, "signed_bias_gap")
+    assert (gap["value_a"], gap["value_b"], gap["diff"]) == (1.0, 0.5, -0.5)
+    size = _row(d, "absolute_bias_gap")
+    assert (size["diff"], size["ci_low"], size["ci_high"]) == (-0.5, -1.0, 0.0)
+    line = next(v for v in d.verdicts if v.startswith("signed_bias_gap"))
+    assert line.startswith("signed_bias_gap: 1.000 -> 0.500; ")
+
+
 def test_unpaired_resampling_of_the_hand_worked_case(two_items: tuple[Path, Path]) -> None:
     """Resampled independently, B - A of anti accuracy also takes the values +-0.5 (A* and B*
     from different resamples): probability 1/2, against 0 when paired."""
