@@ -12,12 +12,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = Path(os.environ.get("WINOSCOPE_SHARED_DATA", ROOT.parent / "shared" / "data"))
+from shared_paths import ROOT, SHARED_DATA, in_ci
 
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+__all__ = ["ROOT", "SHARED_DATA", "in_ci"]
 
 
 @pytest.fixture(scope="session")

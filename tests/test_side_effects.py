@@ -4,7 +4,8 @@ garbage collector, warning filters, logging and environment), at import and afte
 The matplotlib part (rcParams, backend, pyplot) is checked after drawing a run report and a
 comparison in tests/report/test_figures.py; here the source is scanned for calls that change
 process state, and a fresh interpreter compares that state before and after a run with a
-baseline and one against the local OpenAI-compatible stand-in server.
+baseline, one against the local OpenAI-compatible stand-in server and one with a local
+``hf:`` model given its own thread count (torch's count must come back as it was).
 """
 
 from __future__ import annotations
@@ -122,11 +123,17 @@ def state():
         "sigint": repr(signal.getsignal(signal.SIGINT)),
         "environ": sorted(os.environ.items()),
         "recursion": sys.getrecursionlimit(),
+        "torch_threads": torch.get_num_threads(),
     }
 
 # third-party libraries set their own warning filters on import (numpy's RankWarning ...):
 # imported first, so that what is compared is winoscope's doing
 import aiohttp.web, httpx, jinja2, matplotlib, numpy, pandas, pyarrow, pymorphy3, rich, scipy.stats, typer
+import torch, transformers
+sys.path.insert(0, TESTS)
+from tiny_lm import build_tiny_gpt2
+tiny = build_tiny_gpt2(__import__("pathlib").Path(OUT) / "tiny", seed=1)
+torch.set_num_threads(2)
 before = state()
 import winoscope
 from winoscope.testing.openai_server import serve_in_thread
@@ -137,6 +144,9 @@ with serve_in_thread() as srv:
         "winobias-uk", "openai:stub", out=OUT + "/openai", n_boot=20,
         backend_options={"base_url": [srv.url], "api_key_env": "WINOSCOPE_TEST_KEY"},
     )
+# the local model with a thread count of its own: set for the run, restored after
+winoscope.run("winobias-uk", f"hf:{tiny}", out=OUT + "/hf", n_boot=20,
+              backend_options={"threads": 1, "mode": "texts"})
 after_runs = state()
 print(json.dumps({"import": after_import == before, "runs": after_runs == before,
                   "diff": {k: [before[k], after_runs[k]] for k in before if before[k] != after_runs[k]}}))
@@ -145,7 +155,8 @@ print(json.dumps({"import": after_import == before, "runs": after_runs == before
 
 def test_runs_leave_process_state_alone(tmp_path: Path) -> None:
     env_key = "WINOSCOPE_TEST_KEY"
-    script = f"OUT = {str(tmp_path)!r}\n" + PROBE
+    tests = str(Path(__file__).resolve().parent)
+    script = f"OUT = {str(tmp_path)!r}\nTESTS = {tests!r}\n" + PROBE
     done = subprocess.run(
         [sys.executable, "-c", script],
         capture_output=True,
@@ -158,3 +169,5 @@ def test_runs_leave_process_state_alone(tmp_path: Path) -> None:
     assert res == {"import": True, "runs": True, "diff": {}}
     manifest = json.loads((tmp_path / "openai" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["outcome"]["status"] == "ok"  # the openai path really ran
+    hf = json.loads((tmp_path / "hf" / "manifest.json").read_text(encoding="utf-8"))
+    assert hf["model"]["runtime"]["threads"] == 1 and hf["outcome"]["status"] == "ok"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import in_ci
+from shared_paths import in_ci
 from winoscope.backends import create_backend, gemma
 from winoscope.backends.hf_options import CLOZE_SCORING
 from winoscope.demo import GEMMA_SPEC, demo_models, gemma_note, run_demo

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 import winoscope
-from conftest import in_ci
+from shared_paths import in_ci
 from winoscope.cli import app
 from winoscope.report.leaderboard import (
     Row,

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from conftest import ROOT, in_ci
 from report_helpers import inject_markup
+from shared_paths import ROOT, in_ci
 from winoscope.report import write_run
 from winoscope.report.compare import compare_runs
 from winoscope.runner import run

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from shared_paths import SHARED_DATA
 from winoscope.datasets.conll import clusters_by_name, read_conll
 from winoscope.scoring.coref_metrics import (
     Counts,
@@ -54,7 +55,7 @@ def _tolerance(expected: float) -> float:
 
 
 def _cases() -> list[dict]:
-    path = Path(__file__).resolve().parents[3] / "shared" / "data" / SCORER_TESTS / "expected.json"
+    path = SHARED_DATA / SCORER_TESTS / "expected.json"
     if not path.is_file():
         return [{"id": "missing"}]
     return json.loads(path.read_text())

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from shared_paths import SHARED_DATA
 from winoscope.compare.difference import difference_table
 from winoscope.report.plots import run_figures
 from winoscope.report.tables import macro_cells, wide_table
@@ -130,8 +131,7 @@ def test_every_metric_a_run_writes_is_declared(
 
 @pytest.fixture
 def shared_data_or_none() -> Path | None:
-    path = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-    return path if path.is_dir() else None
+    return SHARED_DATA if SHARED_DATA.is_dir() else None
 
 
 def test_unknown_names_get_a_neutral_spec_whatever_they_contain() -> None:

@@ -149,10 +149,6 @@ class HFLocalBackend:
 
     def load(self) -> LoadedLM:
         if self._lm is None:
-            if self.threads is not None:
-                import torch
-
-                torch.set_num_threads(self.threads)
             model_dir = self.locate()
             self._lm = load_causal_lm(model_dir, self.load_options)
             from .hf_live_identity import weights_fingerprint
@@ -216,7 +212,7 @@ class HFLocalBackend:
         lm = self.load()
         cloze = [r for r in requests if r.kind == "cloze" or self.mode == "cloze"]
         rest = [r for r in requests if not (r.kind == "cloze" or self.mode == "cloze")]
-        with eval_mode(lm.model):
+        with torch_threads(self.threads), eval_mode(lm.model):
             if cloze:
                 yield from self._cloze(lm, cloze)
             if rest and self.mode == "generate":
@@ -297,6 +293,23 @@ class HFLocalBackend:
                     text=text,
                     latency_s=round(each, 6),
                 )
+
+
+@contextmanager
+def torch_threads(n: int | None) -> Iterator[None]:
+    """torch's intra-op thread count set to ``n`` while the backend answers, and restored
+    after: ``threads`` is the run's setting, not the process's."""
+    if n is None:
+        yield
+        return
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 @contextmanager

@@ -1,0 +1,17 @@
+"""Where the real test data is: the one place tests find it.
+
+``WINOSCOPE_SHARED_DATA`` when set, else ``../shared/data`` beside the project. Every test that
+reads real data uses :data:`SHARED_DATA` (or the ``shared_data`` fixture built on it);
+``tests/test_shared_data_policy.py`` checks that no test builds the path itself."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("WINOSCOPE_SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
