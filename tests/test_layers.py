@@ -42,7 +42,7 @@ LAYERS: list[set[str]] = [
     {"compare"},
     {"sweep"},
     {"cli"},
-    {"__init__"},
+    {"__init__", "__main__"},
 ]
 
 

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 import winoscope
+from helpers_crosslingual import matched_english
 from winoscope.cli import app
 from winoscope.compare.across_languages import crosslingual
 from winoscope.compare.across_winobias import metric_table, shared_rows
@@ -131,14 +132,21 @@ def test_real_runs_and_cli(shared_data: Path, tmp_path: Path) -> None:
     winoscope.run(
         "winobias-en", "baseline:stereotype", data=shared_data / "winobias-en", out=en, n_boot=50
     )
+    en = matched_english(uk, en, tmp_path / "en-matched")
     res = crosslingual(uk, en, n_boot=500, out=tmp_path / "xl")
     # every primary row of the sample (14 items x pro/anti) has its English source row
     assert res.settings["shared_rows"] == 28 and res.settings["uk_rows_without_en"] == 0
+    assert res.settings["occupation_links"] == 28 and res.mismatches.empty and res.notes == []
     gap = res.to_frame().query("metric == 'signed_bias_gap' and split == 'macro'").iloc[0]
     assert gap["uk"] == 1.0 and gap["en"] == 1.0 and gap["diff"] == 0.0  # both stereotyped
     assert (tmp_path / "xl" / "crosslingual_agreement.csv").is_file()
     ok = CliRunner().invoke(app, ["crosslingual", str(uk), str(en), "--bootstrap", "200"])
     assert ok.exit_code == 0, ok.output
     assert "28 shared rows" in ok.output
-    with pytest.raises(TaskError, match="no cross-lingual link"):
+    # English first: the error names the order to use, not a missing link
+    with pytest.raises(TaskError, match="wrong order") as err:
         crosslingual(en, uk)
+    text = str(err.value)
+    assert "no cross-lingual link" not in text
+    assert "Ukrainian run first and the English run second" in text
+    assert f"Swap them: crosslingual({str(uk)!r}, {str(en)!r})" in text

@@ -16,31 +16,29 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
 import winoscope
-from winoscope.cli import app
+from helpers_crosslingual import matched_english
 
 
 @pytest.fixture(scope="module")
 def written(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundled WinoBias-UK sample (random answers) against the English release
-    (stereotyped answers), joined by the command line into ``xl``."""
+    """The bundled WinoBias-UK sample (random answers) against the English items it adapts
+    (stereotyped answers), joined into ``xl``; two baselines, so the different models are
+    allowed (and said)."""
     root = tmp_path_factory.mktemp("xl")
     winoscope.run("winobias-uk", "baseline:random", out=root / "uk", n_boot=20, seed=3)
     winoscope.run(
         "winobias-en",
         "baseline:stereotype",
         data=shared_data / "winobias-en",
-        out=root / "en",
+        out=root / "en-release",
         n_boot=20,
     )
-    ok = CliRunner().invoke(
-        app,
-        ["crosslingual", str(root / "uk"), str(root / "en"), "--bootstrap", "300", "--out",
-         str(root / "xl")],
-    )  # fmt: skip
-    assert ok.exit_code == 0, ok.output
+    matched_english(root / "uk", root / "en-release", root / "en")
+    winoscope.crosslingual(
+        root / "uk", root / "en", n_boot=300, out=root / "xl", allow_different_models=True
+    )
     return root
 
 
@@ -90,6 +88,10 @@ def test_agreement_occupations_and_identities(written: Path) -> None:
         assert manifest["dataset"]["table_sha256"] in html
         assert f"<code>winobias-{lang}</code>" in html
     assert "baseline:random" in html and "baseline:stereotype" in html
+    # two baselines, allowed: the page says so before any number
+    assert html.index("Different models (allowed by allow_different_models)") < html.index(
+        'id="summary"'
+    )
 
 
 def test_figure_files_are_a_png_and_an_svg(written: Path) -> None:

@@ -18,7 +18,13 @@ import pytest
 
 import winoscope
 from winoscope.compare.across_languages import crosslingual
-from winoscope.compare.across_winopron import agreement_table, metric_table, shared_rows
+from winoscope.compare.across_winopron import (
+    agreement_table,
+    linked_rows,
+    metric_table,
+    occupation_check,
+    shared_rows,
+)
 from winoscope.errors import DatasetError, TaskError
 
 TEMPLATES = {  # template -> (pair, gold role, UK pronoun type, EN pronoun type)
@@ -136,6 +142,24 @@ def test_a_template_number_that_links_no_translation_is_refused(
     assert said in str(err.value)
 
 
+def test_a_template_linking_another_occupation_is_listed() -> None:
+    """No WinoPron occupation table ships, so an English occupation must be one Ukrainian
+    occupation group in all its templates; template 3 planted with pair p001's group leaves
+    occ-p002-en without a majority, and both its templates are listed."""
+    uk, en = _pair()
+    mismatches, checked = occupation_check(linked_rows(uk, en)[0])
+    assert mismatches.empty and checked == 4
+    uk.loc[uk["template_number"] == 3, "occupation_group_uk"] = "occ-p001-uk"
+    mismatches, checked = occupation_check(linked_rows(uk, en)[0])
+    assert checked == 4
+    assert list(mismatches["item"]) == ["template 3", "template 4"]
+    assert set(mismatches["occupation_en"]) == {"occ-p002-en"}
+    assert mismatches["expected"].iloc[0] == (
+        "one Ukrainian occupation for occ-p002-en, not occ-p001-uk, occ-p002-uk"
+    )
+    assert list(mismatches["rows"]) == [3, 3]
+
+
 def test_real_english_against_the_bundled_sample(shared_data: Path, tmp_path: Path) -> None:
     """The bundled sample is the project's own text, not a translation: its numbering (1 and 2
     are one pair's occupation and participant templates) is not WinoPron's data lines (line 1
@@ -147,28 +171,39 @@ def test_real_english_against_the_bundled_sample(shared_data: Path, tmp_path: Pa
     )
     with pytest.raises(DatasetError, match="template 1: UK occupation/nominative, EN participant"):
         crosslingual(uk, en, n_boot=50)
+    with pytest.raises(TaskError, match=r"wrong order.*Ukrainian run first"):
+        crosslingual(en, uk, n_boot=50)
     # mechanics on real files: the English run's rows, renumbered so the sample's templates are
-    # the English lines with the same role and pronoun type, join and are scored
+    # English lines with the same role and pronoun type, each sample occupation standing for
+    # one English occupation throughout (the links then pass the occupation check)
     pred_en = pd.read_parquet(en / "predictions.parquet")
     pred_uk = pd.read_parquet(uk / "predictions.parquet")
-    wanted = pred_uk.drop_duplicates("template_number")[["template_number", "gold_role"]]
     type_en = {"nominative": "nominative", "oblique": "accusative", "possessive": "possessive"}
-    wanted["pronoun_type"] = (
-        pred_uk.drop_duplicates("template_number")["pronoun_type"].map(type_en).to_numpy()
+    wanted = pred_uk.drop_duplicates("template_number").assign(
+        type_en=lambda t: t["pronoun_type"].map(type_en)
     )
+    lines = pred_en.drop_duplicates("template_number")
     renumbered = []
-    used: set[int] = set()
-    for r in wanted.itertuples(index=False):
-        cand = pred_en[
-            (pred_en["gold_role"] == r.gold_role)
-            & (pred_en["pronoun_type"] == r.pronoun_type)
-            & ~pred_en["template_number"].isin(used)
-        ]
-        source = int(cand["template_number"].iloc[0])
-        used.add(source)
-        renumbered.append(
-            pred_en[pred_en["template_number"] == source].assign(template_number=r.template_number)
+    used: set[str] = set()
+    for _, group in wanted.groupby("occupation_group_uk", sort=True):
+        need = set(zip(group["gold_role"], group["type_en"], strict=True))
+        occupation = next(
+            o
+            for o, t in lines.groupby("occupation_group_en", sort=True)
+            if o not in used and need <= set(zip(t["gold_role"], t["pronoun_type"], strict=True))
         )
+        used.add(occupation)
+        for r in group.itertuples(index=False):
+            source = lines[
+                (lines["occupation_group_en"] == occupation)
+                & (lines["gold_role"] == r.gold_role)
+                & (lines["pronoun_type"] == r.type_en)
+            ]["template_number"].iloc[0]
+            renumbered.append(
+                pred_en[pred_en["template_number"] == source].assign(
+                    template_number=r.template_number
+                )
+            )
     en2 = tmp_path / "en2"
     shutil.copytree(en, en2)
     pd.concat(renumbered).to_parquet(en2 / "predictions.parquet", index=False)

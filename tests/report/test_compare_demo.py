@@ -34,7 +34,9 @@ def test_every_demo_run_is_in_every_table_plot_and_export(demo: Path, tmp_path: 
     for task in DEMO_TASKS:
         assert f"## {task}" in md and f"{task.replace('_', chr(92) + '_')}:" in tex
         section = md.split(f"## {task}\n")[1].split("\n## ")[0]
-        rows = [r for r, label in zip(cmp.runs, run_labels(cmp.runs), strict=True) if r.task == task]
+        rows = [
+            r for r, label in zip(cmp.runs, run_labels(cmp.runs), strict=True) if r.task == task
+        ]
         for r in rows:
             label = run_labels(cmp.runs)[cmp.runs.index(r)]
             assert f"| {label} |" in section, (task, label)

@@ -63,7 +63,7 @@ def test_markdown_table_cells_come_from_the_runs(runs: Path, tmp_path: Path) -> 
     md = (tmp_path / "cmp" / "compare.md").read_text(encoding="utf-8")
     lines = [ln for ln in md.splitlines() if ln.startswith("|")]
     header = [c.strip() for c in lines[0].strip("|").split("|")]
-    assert header[:3] == ["model", "signed bias gap", "overall accuracy"]
+    assert header[:3] == ["model", "pro − anti accuracy", "(pro + anti) / 2 accuracy"]
     assert len(lines) == 2 + 3
     for ln in lines[2:]:
         cells = [c.strip() for c in ln.strip("|").split("|")]
@@ -78,9 +78,13 @@ def test_latex_is_booktabs_and_escaped(runs: Path) -> None:
 
     tex = latex_tables(tidy_table(runs_))
     assert "\\toprule" in tex and "\\midrule" in tex and "\\bottomrule" in tex
-    assert "\\begin{tabular}{lrrrrrr}" in tex
-    assert "baseline:stereotype & $1.000$ {\\scriptsize [$1.000$, $1.000$]}" in tex
-    assert "signed bias gap" in tex
+    assert "\\begin{tabular}{lrrr}" in tex  # three metrics: one column of a paper
+    lines = tex.splitlines()
+    label = "\\begin{tabular}[t]{@{}l@{}}baseline:\\\\{}stereotype\\end{tabular}"  # wrapped
+    row = next(i for i, ln in enumerate(lines) if ln.startswith(label + " & "))
+    assert lines[row] == label + " & $1.00$ & $0.50$ & $1.00$ \\\\"
+    assert lines[row + 1].startswith(" & {\\scriptsize $[1.00, 1.00]$} & ")  # interval under
+    assert "pro -- anti\\\\{}accuracy" in tex and "signed\\_bias" not in tex
     assert latex_escape("a_b & 50% #1 {x} ~ ^ \\") == (
         "a\\_b \\& 50\\% \\#1 \\{x\\} \\textasciitilde{} \\textasciicircum{} \\textbackslash{}"
     )
@@ -101,7 +105,11 @@ def test_negative_numbers_in_latex_use_math_minus(runs: Path, tmp_path: Path) ->
     from winoscope.report.compare import tidy_table
 
     tex = latex_tables(tidy_table([load_run_dir(rd)]))
-    assert "$-0.250$ {\\scriptsize [$-0.500$, $0.125$]}" in tex
+    lines = tex.splitlines()
+    label = "\\begin{tabular}[t]{@{}l@{}}baseline:\\\\{}agreement\\end{tabular}"
+    row = next(i for i, ln in enumerate(lines) if ln.startswith(label + " & "))
+    assert lines[row].startswith(label + " & $-0.25$ & ")
+    assert lines[row + 1].startswith(" & {\\scriptsize $[-0.50, 0.12]$} & ")
     md = markdown_tables(tidy_table([load_run_dir(rd)]))
     assert "-0.250 [-0.500, 0.125]" in md
 

@@ -9,6 +9,12 @@ files is item *n*). A WinoBias-UK primary row therefore joins the English row wi
 grammatical controls) have no English counterpart and are left out, and so are items present
 in only one run (counted).
 
+A shared key is only a link when the two rows name the same people: every linked item's target
+and other occupation are checked against the WinoBias-UK occupation table
+(``data/occupations_uk.csv``, Ukrainian masculine and feminine forms with the English
+occupation), and an occupation the table does not list must be the same Ukrainian word in every
+link of its English occupation (:func:`occupation_check`).
+
 On the shared rows: pro and anti accuracy, overall accuracy ((pro + anti) / 2) and the signed
 gap (pro - anti) per language, per ``(split, type)`` stratum and macro-averaged, as the
 WinoBias-UK card defines them; UK - EN with a 95% paired bootstrap interval (the same resampled
@@ -25,20 +31,35 @@ import pandas as pd
 
 from ..errors import DatasetError
 from ..scoring.stats import nanmean_rows, resample_weights
-from .joins import answered_in_both, paired_record, row_correct
+from .joins import (
+    answered_in_both,
+    occupation_links,
+    occupation_mismatches,
+    occupation_table_uk,
+    paired_record,
+    row_correct,
+)
 
 KEY = ["split", "type", "item_number", "condition"]
 STRATUM = ["split", "type"]
 METRICS = ("pro_accuracy", "anti_accuracy", "overall_accuracy", "signed_bias_gap")
+# role -> its Ukrainian and English occupation columns in the joined rows
+OCCUPATION_ROLES = {
+    "target": ("target_occupation_uk", "target_occupation_en"),
+    "other": ("other_occupation_uk", "other_occupation_en"),
+}
+OCCUPATIONS_UK = tuple(uk for uk, _ in OCCUPATION_ROLES.values())
 
 
 def _right(table: pd.DataFrame) -> pd.Series:
     return row_correct(table, "coreference_role")
 
 
-def shared_rows(uk: pd.DataFrame, en: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
-    """One row per shared (split, type, item, condition) with ``right_uk``/``right_en``; rows
-    one run did not answer are dropped, and every drop is counted."""
+def linked_rows(uk: pd.DataFrame, en: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
+    """Every WinoBias-UK primary row joined to its English source row (answered or not), with
+    ``right_uk``/``right_en`` (NA where unanswered) and both languages' occupations
+    (``target_occupation_uk``/``_en``, ``other_occupation_uk``/``_en`` where the runs have
+    them); the counts of primary rows in each run."""
     u = uk[uk["score_group"].astype(str) == "primary_balanced"].copy()
     e = en[en["score_group"].astype(str) == "primary_balanced"].copy()
     for t in (u, e):
@@ -51,17 +72,35 @@ def shared_rows(uk: pd.DataFrame, en: pd.DataFrame) -> tuple[pd.DataFrame, dict[
         raise DatasetError(
             f"two WinoBias-UK rows share {dict(zip(KEY, u.loc[dup, KEY].iloc[0], strict=True))}"
         )
-    occ_en = next(
-        (c for c in ("target_occupation", "target_occupation_en") if c in e.columns), None
-    )
-    keep_e = [*KEY, "right_en", *([occ_en] if occ_en else [])]
-    joined = u[[*KEY, "right_uk", "target_occupation_uk"]].merge(
-        e[keep_e].drop_duplicates(KEY), on=KEY, how="inner"
-    )
-    if occ_en:
-        joined = joined.rename(columns={occ_en: "target_occupation_en"})
-    out, join_counts = answered_in_both(joined, len(u))
-    return out, {"uk_primary_rows": len(u), "en_primary_rows": len(e), **join_counts}
+    rename = {}
+    for role in ("target", "other"):
+        found = next(
+            (c for c in (f"{role}_occupation", f"{role}_occupation_en") if c in e.columns), None
+        )
+        if found:
+            rename[found] = f"{role}_occupation_en"
+    keep_u = [c for c in (*KEY, "right_uk", *OCCUPATIONS_UK) if c in u.columns]
+    keep_e = [*KEY, "right_en", *rename]
+    joined = u[keep_u].merge(e[keep_e].drop_duplicates(KEY), on=KEY, how="inner")
+    joined = joined.rename(columns=rename)
+    return joined, {"uk_primary_rows": len(u), "en_primary_rows": len(e)}
+
+
+def shared_rows(uk: pd.DataFrame, en: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
+    """One row per shared (split, type, item, condition) with ``right_uk``/``right_en``; rows
+    one run did not answer are dropped, and every drop is counted."""
+    joined, counts = linked_rows(uk, en)
+    out, join_counts = answered_in_both(joined, counts["uk_primary_rows"])
+    return out, {**counts, **join_counts}
+
+
+def occupation_check(joined: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """The linked items whose target or other occupation is not the English one by the
+    WinoBias-UK occupation table (:func:`~.joins.occupation_mismatches`), and the number of
+    (item, role) links checked."""
+    item = joined["split"] + "/" + joined["type"] + "/" + joined["item_number"].astype(str)
+    links = occupation_links(joined, item, OCCUPATION_ROLES)
+    return occupation_mismatches(links, occupation_table_uk()), len(links)
 
 
 def _stratum_arrays(rows: pd.DataFrame, w: np.ndarray) -> dict[str, dict[str, np.ndarray]]:

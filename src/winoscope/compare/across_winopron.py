@@ -13,7 +13,10 @@ The card does not spell out the numbering (which file, from 0 or 1), so every li
 a linked template must have the same gold role (occupation or participant) and the same
 pronoun type in both languages (Ukrainian ``oblique`` is English ``accusative``). Any conflict
 means the numbers do not follow this convention, and the join is refused with the templates
-that conflict, rather than comparing sentences that are not translations of each other.
+that conflict, rather than comparing sentences that are not translations of each other. The
+occupations are checked too: the project ships no WinoPron occupation table, so every template
+of an English occupation must link to the same Ukrainian occupation group
+(:func:`occupation_check`).
 
 On the shared rows: per language, double-context accuracy, single-context accuracy, male,
 female and plural/they accuracy (double context, as the card's recommended results), and the
@@ -33,7 +36,13 @@ import pandas as pd
 from ..errors import DatasetError
 from ..scoring.stats import resample_weights
 from .joins import agreement_table as by_condition
-from .joins import answered_in_both, paired_record, row_correct
+from .joins import (
+    answered_in_both,
+    occupation_links,
+    occupation_mismatches,
+    paired_record,
+    row_correct,
+)
 from .joins import occupation_table as by_occupation
 
 KEY = ["context", "template_number", "pronoun_set"]
@@ -48,6 +57,7 @@ METRICS: dict[str, tuple[str, str | None]] = {
     "plural_accuracy": ("double", "plural"),
 }
 GAP = ("gender_gap", "female_accuracy", "male_accuracy")  # the card: female - male
+OCCUPATION_ROLES = {"occupation": ("occupation_group_uk", "occupation_group_en")}
 
 
 def _right(t: pd.DataFrame) -> pd.Series:
@@ -69,13 +79,10 @@ def _prepared(t: pd.DataFrame, lang: str) -> pd.DataFrame:
     return out
 
 
-def shared_rows(uk: pd.DataFrame, en: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """One row per shared (context, template, pronoun set) with ``right_uk``/``right_en``.
-
-    A DatasetError when a linked template's gold role or pronoun type differs between the
-    languages (the numbers do not link translations); rows one run did not answer are dropped
-    and counted.
-    """
+def linked_rows(uk: pd.DataFrame, en: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Every row of a linked (context, template, pronoun set), answered or not, with
+    ``right_uk``/``right_en`` (NA where unanswered) and the occupation groups; a DatasetError
+    when a linked template's gold role or pronoun type differs between the languages."""
     u, e = _prepared(uk, "uk"), _prepared(en, "en")
     u["pronoun_set"] = u["pronoun_set"].map(SET_EN).fillna(u["pronoun_set"])
     for t, name in ((u, "WinoPron-UK"), (e, "WinoPron-EN")):
@@ -108,14 +115,29 @@ def shared_rows(uk: pd.DataFrame, en: pd.DataFrame) -> tuple[pd.DataFrame, dict[
     keep_e = [c for c in (*KEY, "occupation_group_en", "right_en") if c in e.columns]
     joined = u[keep_u].merge(e[keep_e], on=KEY, how="inner")
     joined["pronoun_set"] = joined["pronoun_set"].map({v: k for k, v in SET_EN.items()})
-    out, join_counts = answered_in_both(joined, len(u))
-    counts: dict[str, Any] = {
-        "uk_rows": len(u),
-        "en_rows": len(e),
-        "linked_templates": len(linked),
-        **join_counts,
-    }
-    return out, counts
+    counts: dict[str, Any] = {"uk_rows": len(u), "en_rows": len(e), "linked_templates": len(linked)}
+    return joined, counts
+
+
+def shared_rows(uk: pd.DataFrame, en: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """One row per shared (context, template, pronoun set) with ``right_uk``/``right_en``.
+
+    A DatasetError when a linked template's gold role or pronoun type differs between the
+    languages (the numbers do not link translations); rows one run did not answer are dropped
+    and counted.
+    """
+    joined, counts = linked_rows(uk, en)
+    out, join_counts = answered_in_both(joined, counts["uk_rows"])
+    return out, {**counts, **join_counts}
+
+
+def occupation_check(joined: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """The linked templates whose Ukrainian occupation group is not the one the other links of
+    their English occupation name (:func:`~.joins.occupation_mismatches`; the project ships
+    no WinoPron occupation table), and the number of template links checked."""
+    item = "template " + joined["template_number"].astype(str)
+    links = occupation_links(joined, item, OCCUPATION_ROLES)
+    return occupation_mismatches(links, None), len(links)
 
 
 def _values(rows: pd.DataFrame, w: np.ndarray, codes: np.ndarray, n_units: int) -> dict:

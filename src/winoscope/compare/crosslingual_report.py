@@ -3,13 +3,17 @@
 ``write_crosslingual(result, out)`` writes, beside the three tidy CSV files::
 
   OUT/
+    crosslingual_mismatches.csv  linked rows whose occupations do not correspond (only
+                        when allow_mismatched let some through)
     crosslingual.md     UK - EN on the shared items, agreement and occupations (Markdown)
     crosslingual.html   self-contained page: the two runs, a forest plot of UK - EN and the
                         same tables
     plots/forest_crosslingual.png, plots/forest_crosslingual.svg
 
 The numbers are formatted once (:func:`display_rows`) for the terminal, the Markdown and the
-page alike: values to three decimals, UK - EN signed, its interval as ``[+lo, +hi]``.
+page alike: values to three decimals, UK - EN signed, its interval as ``[+lo, +hi]``. Both
+pages open with what limits the comparison: a banner for a run on a bundled sample, and the
+result's notes (a model difference or mismatched occupations that were allowed).
 """
 
 from __future__ import annotations
@@ -92,6 +96,21 @@ def occupation_rows(occupations: pd.DataFrame) -> list[dict[str, Any]]:
     ]
 
 
+def sample_banners(result: CrosslingualResult) -> list[str]:
+    """One line per run whose data is a bundled sample."""
+    return [
+        f"Bundled sample: the {lang.upper()} run's data is "
+        f"“{result.runs.get(lang, {}).get('dataset', 'the sample')}”, shipped with winoscope to "
+        "check the pipeline. It is not the published dataset: these numbers say nothing about "
+        "the model."
+        for lang in result.sample_runs
+    ]
+
+
+def mismatch_rows(mismatches: pd.DataFrame) -> list[dict[str, Any]]:
+    return [{k: str(v) for k, v in m.items()} for m in mismatches.to_dict("records")]
+
+
 def _unit(result: CrosslingualResult) -> str:
     s = result.settings
     return (
@@ -111,6 +130,8 @@ def markdown(result: CrosslingualResult) -> str:
             for lang, r in runs.items()
         ],
         "",
+        *[f"> **{line}**\n" for line in sample_banners(result)],
+        *[f"> {line}\n" for line in result.notes],
         f"{result.settings.get('shared_rows')} shared rows joined on "
         f"{', '.join(result.settings.get('join', []))}; {_unit(result)}; p: two-sided "
         "bootstrap p-value.",
@@ -147,6 +168,19 @@ def markdown(result: CrosslingualResult) -> str:
             out.append(
                 f"| {o['occupation']} | {o['occupation_uk']} | {o['rows']} | {o['uk']} | "
                 f"{o['en']} | {o['diff_text']} |"
+            )
+    if len(result.mismatches):
+        out += [
+            "",
+            "Linked rows whose occupations do not correspond (compared anyway):",
+            "",
+            "| item | role | Ukrainian | English | expected | rows |",
+            "|---|---|---|---|---|---|",
+        ]
+        for m in mismatch_rows(result.mismatches):
+            out.append(
+                f"| {m['item']} | {m['role']} | {m['occupation_uk']} | {m['occupation_en']} | "
+                f"{m['expected']} | {m['rows']} |"
             )
     return "\n".join(out).rstrip() + "\n"
 
@@ -227,7 +261,11 @@ def write_crosslingual(result: CrosslingualResult, out: Path) -> list[Path]:
     if fig is not None:
         fig.figure.clear()
     s = result.settings
-    counts = {k: v for k, v in s.items() if isinstance(v, int) and k not in ("n_boot", "seed")}
+    counts = {
+        k: v
+        for k, v in s.items()
+        if isinstance(v, int) and not isinstance(v, bool) and k not in ("n_boot", "seed")
+    }
     html = out / "crosslingual.html"
     html.write_text(
         environment()
@@ -244,6 +282,9 @@ def write_crosslingual(result: CrosslingualResult, out: Path) -> list[Path]:
             strata=display_rows(result.table[result.table["split"] != "macro"]),
             agreement=agreement_rows(result.agreement),
             occupations=occupation_rows(result.occupations),
+            samples=sample_banners(result),
+            notes=result.notes,
+            mismatches=mismatch_rows(result.mismatches),
             figures=figures,
             version=__version__,
         ),

@@ -4,6 +4,10 @@ Written by ``winoscope compare`` (next to ``compare.html``) and ``winoscope demo
 folder), so a reader opens one page. Each run row shows the task's two headline macro numbers
 (the signed gap and the main accuracy, as chosen by :func:`~.tables.headline_metrics`) with
 their intervals; links are relative, so the folder can be moved or served as it is.
+
+The tables fit a 1,300 px window without a horizontal scroll: a headline value keeps its
+interval on its line, long model names and paths wrap, and data hashes are shortened
+(:func:`short_key`; the full key is the cell's tooltip).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import pandas as pd
 
 from .._version import __version__
 from ..scoring.metric import headline_metrics, signed_gap_metrics
+from ..tags import format_tags
 from .html import environment
 from .rundir import RunDir
 from .tables import Cell, macro_cells
@@ -52,6 +57,49 @@ def summary_cells(metrics: pd.DataFrame) -> dict[str, Cell]:
     }
 
 
+def short_key(key: str, digits: int = 12) -> str:
+    """A data key as the index shows it: the kind and the first ``digits`` of each hash, one
+    file named with a count of the rest (the full key is the cell's title).
+
+    >>> short_key("sha256:db3ed98825b747dc5442ddd90264f39fe40b85ce4a313ae46cb1dacb8b38770e")
+    'sha256:db3ed98825b7…'
+    >>> short_key("sha256:a.tsv=950b4be43b2057aa11;b.tsv=3c5d9e0f11223344")
+    'sha256:a.tsv=950b4be43b20… +1 file'
+    >>> short_key("version:1.0")
+    'version:1.0'
+    """
+    kind, sep, value = key.partition(":")
+    if not sep:
+        kind, value = "", key
+    parts = [p for p in value.split(";") if p]
+
+    def cut(part: str) -> str:
+        name, eq, digest = part.rpartition("=")
+        return f"{name}{eq}{digest[:digits]}…" if len(digest) > digits + 2 else part
+
+    shown = cut(parts[0]) if parts else value
+    more = len(parts) - 1
+    tail = f" +{more} file{'s' if more > 1 else ''}" if more > 0 else ""
+    return f"{kind}{sep}{shown}{tail}"
+
+
+def short_prompt(key: str, limit: int = 32) -> str:
+    """A prompt key (``name@hash``) of at most ``limit`` characters: a long name is cut, the
+    hash kept.
+
+    >>> short_prompt("uk-default-v1@953a427fd5")
+    'uk-default-v1@953a427fd5'
+    >>> short_prompt("a-template-file-with-a-very-long-name.txt@953a427fd5")
+    'a-template-file-with…@953a427fd5'
+    """
+    if len(key) <= limit:
+        return key
+    name, at, digest = key.rpartition("@")
+    if not at:
+        return key[: limit - 1] + "…"
+    return name[: max(1, limit - len(digest) - 2)] + "…@" + digest
+
+
 def run_entries(runs: Sequence[RunDir], folder: Path) -> list[dict[str, object]]:
     """Per task (in first-seen order), its runs with label, link and headline cells."""
     by_task: dict[str, list[dict[str, object]]] = {}
@@ -65,7 +113,10 @@ def run_entries(runs: Sequence[RunDir], folder: Path) -> list[dict[str, object]]
                 "model": r.model,
                 "run": r.path.name,
                 "dataset": r.dataset_key,
+                "dataset_short": short_key(r.dataset_key),
+                "tags": format_tags(r.tags),
                 "prompt": r.prompt_key,
+                "prompt_short": short_prompt(r.prompt_key),
                 "cells": shown,
                 "href": _href(report, folder) if report.is_file() else None,
                 "path": str(r.path),
