@@ -192,3 +192,29 @@ def test_result_repr_and_html_summarise_the_join(runs: dict[str, Path], tmp_path
     assert f'<td style="text-align:left;font-variant-numeric:tabular-nums">{shown}</td>' in html
     written = crosslingual(runs["uk"], runs["en"], n_boot=50, out=tmp_path / "xl")
     assert f"out dir           {tmp_path / 'xl'}" in repr(written)
+
+
+def test_the_command_line_refuses_different_models_unless_told(runs, tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from winoscope.cli import app
+
+    runner = CliRunner()
+    refused = runner.invoke(app, ["crosslingual", str(runs["uk"]), str(runs["en_random"])])
+    assert refused.exit_code == 2
+    assert "baseline:stereotype" in refused.output and "baseline:random" in refused.output
+    allowed = runner.invoke(
+        app,
+        [
+            "crosslingual",
+            str(runs["uk"]),
+            str(runs["en_random"]),
+            "--allow-different-models",
+            "--out",
+            str(tmp_path / "x"),
+            "--bootstrap",
+            "50",
+        ],
+    )
+    assert allowed.exit_code == 0, allowed.output
+    assert "Different models (allowed" in (tmp_path / "x" / "crosslingual.md").read_text(encoding="utf-8")

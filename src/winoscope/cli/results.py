@@ -154,6 +154,21 @@ def crosslingual(
     ] = None,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    allow_different_models: Annotated[
+        bool,
+        typer.Option(
+            "--allow-different-models",
+            help="Compare runs of different models deliberately (stated on the pages).",
+        ),
+    ] = False,
+    allow_mismatched: Annotated[
+        bool,
+        typer.Option(
+            "--allow-mismatched",
+            help="Keep linked items whose occupations are not translations of each other "
+            "(listed on the pages).",
+        ),
+    ] = False,
 ) -> None:
     """Join a Ukrainian and an English run of one model on their shared source items (WinoBias
     items, WinoPron templates): accuracy and gap per language, UK - EN with paired intervals,
@@ -161,7 +176,15 @@ def crosslingual(
     from ..compare.across_languages import crosslingual as join_runs
 
     try:
-        res = join_runs(run_uk, run_en, out=out, n_boot=bootstrap, seed=seed)
+        res = join_runs(
+            run_uk,
+            run_en,
+            out=out,
+            n_boot=bootstrap,
+            seed=seed,
+            allow_different_models=allow_different_models,
+            allow_mismatched=allow_mismatched,
+        )
     except WinoscopeError as exc:
         fail(exc)
     macro = res.table[res.table["split"] == "macro"]
