@@ -67,3 +67,21 @@ def test_sweep_tex_compiles(tmp_path):
         n_boot=50,
     )
     compile_tex(tmp_path / "sw" / "sweep.tex", tmp_path / "tex")
+
+
+def test_crosslingual_tex_compiles(tmp_path, shared_data):
+    from helpers_crosslingual import matched_english
+
+    winoscope.run("winobias-uk", "baseline:stereotype", out=tmp_path / "uk", n_boot=50)
+    winoscope.run(
+        "winobias-en",
+        "baseline:stereotype",
+        data=shared_data / "winobias-en",
+        out=tmp_path / "en-all",
+        n_boot=50,
+    )
+    en = matched_english(tmp_path / "uk", tmp_path / "en-all", tmp_path / "en")
+    winoscope.crosslingual(tmp_path / "uk", en, out=tmp_path / "x", n_boot=50)
+    tex = (tmp_path / "x" / "crosslingual.tex").read_text(encoding="utf-8")
+    assert "UK $-$ EN" in tex and "\\scriptsize" in tex
+    compile_tex(tmp_path / "x" / "crosslingual.tex", tmp_path / "tex")

@@ -251,11 +251,47 @@ def forest_figure(result: CrosslingualResult) -> ReportFigure | None:
     )
 
 
+def latex(result: CrosslingualResult) -> str:
+    """booktabs: per summary metric (declared label), each language's value and UK - EN with
+    its 95% paired interval under it, in one column of a paper."""
+    from ..report.latex import escape, interval, number, table, tex_label, wrap_left
+    from ..scoring.metric import get_metric
+
+    macro = result.table[result.table["split"] == "macro"]
+    body = [
+        (
+            [
+                wrap_left(get_metric(str(r.metric)).display),
+                number(r.uk),
+                number(r.en),
+                number(r.diff, signed=True),
+            ],
+            ["", "", "", interval(r.ci_low, r.ci_high, signed=True)],
+        )
+        for r in macro.itertuples(index=False)
+    ]
+    caption = (
+        f"{escape(result.runs.get('uk', {}).get('task', 'UK'))} against "
+        f"{escape(result.runs.get('en', {}).get('task', 'EN'))} on "
+        f"{result.settings.get('shared_rows', '?')} shared rows ({escape(result.model_uk)}): "
+        "UK $-$ EN with its 95\\% paired bootstrap interval under it."
+    )
+    if result.notes:
+        caption += " " + escape(" ".join(result.notes))[:400]
+    return f"% winoscope {__version__}\n" + table(
+        ["Metric", "UK", "EN", "UK $-$ EN"],
+        body,
+        caption=caption,
+        label=tex_label("crosslingual", str(result.runs.get("uk", {}).get("task", ""))),
+    )
+
+
 def write_crosslingual(result: CrosslingualResult, out: Path) -> list[Path]:
-    """crosslingual.md, crosslingual.html and the figure's PNG and SVG under ``out``."""
+    """crosslingual.md, crosslingual.tex, crosslingual.html and the figure under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     md = out / "crosslingual.md"
     md.write_text(markdown(result), encoding="utf-8")
+    (out / "crosslingual.tex").write_text(latex(result), encoding="utf-8")
     fig = forest_figure(result)
     figures: list[SavedFigure] = [save_figure(fig, out / "plots")] if fig else []
     if fig is not None:
