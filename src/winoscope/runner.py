@@ -13,7 +13,7 @@ import pandas as pd
 from .backends import Backend, create_backend, model_label
 from .backends.store import STORE_FILE, ResponseStore, plan_run
 from .datasets.base import Dataset, Issue
-from .datasets.validation import ValidationFailed, manifest_entry
+from .datasets.validation import BLOCKING_HINT, ValidationFailed, blocking, manifest_entry
 from .errors import TaskError
 from .limit import check_limit, limit_run
 from .progress import track
@@ -24,6 +24,7 @@ from .results import RunResult
 from .runner_outcome import build_manifest, check_failed_share, error_summary, run_outcome
 from .scoring.base import ScoreResult
 from .tasks import TASKS, Task, get_task
+from .tasks.base import validate_dataset
 
 
 def collect_responses(
@@ -84,6 +85,7 @@ def run(
     max_failed_share: float = 0.0,
     limit: int | None = None,
     tags: Mapping[str, Any] | None = None,
+    skip_bad_rows: bool = False,
 ) -> RunResult:
     """Evaluate ``model`` on ``task`` and (with ``out``) write the run directory.
 
@@ -109,6 +111,10 @@ def run(
     stratum, with all their variants and option orders (:mod:`winoscope.limit`); the manifest's
     ``partial`` entry and every report say so.
 
+    Findings a run cannot score around (lines that do not parse, duplicated ids, values
+    outside the card's: blocking ones) stop it with :class:`ValidationFailed` even without
+    ``strict``, unless ``skip_bad_rows`` leaves their rows out (the manifest's ``left_out``).
+
     ``tags`` record what was done to the model (``{"method": "steer", "alpha": 4}``,
     :mod:`winoscope.tags`): the manifest, the reports, ``show``, ``compare``, ``diff`` and
     sweeps show them; they never key stored answers.
@@ -124,9 +130,10 @@ def run(
     _conventions(t, labels=labels, alpha_invalid=alpha_invalid)
     # an already loaded dataset (several templates over one table) is not read again
     ds = data if isinstance(data, Dataset) else t.load(data, revision=revision, split=split)
-    issues = t.validate(ds)
+    issues = validate_dataset(t, ds)
     if strict and issues:
         raise ValidationFailed(issues, ds.source.location)
+    ds, left_out = _leave_out_blocking(ds, issues, skip_bad_rows)
     backend = (
         model
         if not isinstance(model, str)
@@ -214,6 +221,8 @@ def run(
     manifest["validation"] = manifest_entry(issues)
     if partial is not None:
         manifest["partial"] = partial
+    if left_out is not None:
+        manifest["left_out"] = left_out
     manifest["failed_requests"] = {"policy": failed, "requests": n_errors, "rows": unanswered}
     if result.settings.get("conventions"):
         manifest["conventions"] = result.settings["conventions"]
@@ -228,6 +237,23 @@ def run(
 
         rr.out_dir = write_run(rr, Path(out))
     return rr
+
+
+def _leave_out_blocking(
+    ds: Dataset, issues: Sequence[Issue], skip_bad_rows: bool
+) -> tuple[Dataset, dict[str, Any] | None]:
+    """Stop on blocking findings (exit 1), or leave their rows out with ``skip_bad_rows``."""
+    from .datasets.base import leave_out
+
+    stop = blocking(issues)
+    if not stop:
+        return ds, None
+    if not skip_bad_rows:
+        raise ValidationFailed(stop, ds.source.location, reason=BLOCKING_HINT)
+    kept, info = leave_out(ds, stop)
+    if kept.table.empty:
+        raise ValidationFailed(stop, ds.source.location, reason="no row is left to score")
+    return kept, info
 
 
 def _why_not_stored(backend: Backend, out: str | Path | None, store: Any) -> str:
@@ -328,6 +354,7 @@ def score(
     failed: str = "exclude",
     labels: str | None = None,
     alpha_invalid: str | None = None,
+    skip_bad_rows: bool = False,
 ) -> ScoreResult:
     """Score predictions made elsewhere: the dataset's rows with the prediction column added.
 
@@ -348,12 +375,14 @@ def score(
         raw, name = read_table(predictions), str(predictions)
     table = raw
     issues: list[Issue] = []
+    left_out: dict[str, Any] | None = None
     if t.from_frame is not None:
         ds = t.from_frame(raw, source=SourceInfo(kind="file", location=name))
-        table = ds.table
-        issues = t.validate(ds)
+        issues = validate_dataset(t, ds)
         if strict and issues:
             raise ValidationFailed(issues, name)
+        ds, left_out = _leave_out_blocking(ds, issues, skip_bad_rows)
+        table = ds.table
     table, unanswered = apply_failed_policy(table, t.prediction_column, failed)
     if "labels" in inspect_params(t.score):
         conventions.setdefault("labels", "superlim")
@@ -369,6 +398,8 @@ def score(
     if t.resampling_unit:
         result.settings["resampling_unit"] = t.resampling_unit
     result.settings["failed_requests"] = {"policy": failed, "rows": unanswered}
+    if left_out is not None:
+        result.settings["left_out"] = left_out
     return result
 
 

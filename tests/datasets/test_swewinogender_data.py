@@ -139,8 +139,6 @@ def test_bundled_sample_is_marked_and_valid() -> None:
 @pytest.mark.parametrize(
     ("edit", "row", "field"),
     [
-        (lambda r: r.update(label="maybe"), 3, "label"),
-        (lambda r: r["meta"].update(pronoun="de"), 3, "pronoun"),
         (lambda r: r["meta"].pop("tuple_id"), 3, "meta.tuple_id"),
         (lambda r: r.update(idx="x3"), 3, "idx"),
         (lambda r: r.update(meta="oops"), 3, "meta"),
@@ -155,6 +153,25 @@ def test_broken_copy_names_file_row_field(
     with pytest.raises(DatasetError) as exc:
         sw.load(path)
     assert (exc.value.file, exc.value.row, exc.value.field) == (str(path), row, field)
+
+
+@pytest.mark.parametrize(
+    ("edit", "row", "field"),
+    [
+        (lambda r: r.update(label="maybe"), 3, "label"),
+        (lambda r: r["meta"].update(pronoun="de"), 3, "pronoun"),
+    ],
+)
+def test_value_outside_the_schema_is_a_finding_naming_file_row_field(
+    real_file: Path, tmp_path: Path, edit, row, field
+) -> None:
+    rows = _rows(real_file)[:12]
+    edit(rows[row - 1])
+    path = _write(tmp_path / "broken.jsonl", rows)
+    ds = sw.load(path)  # the row is left out of the table and reported
+    (enum,) = [i for i in sw.validate(ds) if i.check == "enum"]
+    assert (enum.file, enum.row, enum.field, enum.blocking) == (str(path), row, field, True)
+    assert len(ds.table) == 11
 
 
 def test_validate_finds_incomplete_tuple_and_lost_candidate(

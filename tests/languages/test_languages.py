@@ -367,3 +367,21 @@ def test_the_documented_danish_declaration() -> None:
         LANGUAGES.pop("da", None)
         if before is not None:
             LANGUAGES["da"] = before
+
+
+def test_registering_the_same_record_twice_is_harmless() -> None:
+    import pytest
+
+    from winoscope.languages import Language, get_language, register_language
+    from winoscope.languages.base import LANGUAGES
+
+    facts = dict(code="xq", name="Test", answer_words=("svar",), or_words=("eller",))
+    first = register_language(Language(**facts))  # type: ignore[arg-type]
+    try:
+        assert register_language(first) is first
+        assert register_language(Language(**facts)) is first  # an equal record: kept  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="already registered"):
+            register_language(Language(**{**facts, "name": "Other"}))  # type: ignore[arg-type]
+        assert get_language("xq") is first
+    finally:
+        LANGUAGES.pop("xq", None)

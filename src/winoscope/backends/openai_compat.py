@@ -188,8 +188,8 @@ class OpenAIBackend:
         }
         try:
             if self.mode == "chat":
-                text, finish = chat_text(body)
-                return Response(**base, text=text, finish_reason=finish)
+                text, finish = chat_text(body)  # an answer echoing the key is masked too
+                return Response(**base, text=redact(text, key), finish_reason=finish)
             if self.mode == "cloze":
                 sums, counts = cloze_scores(body, req)
                 return Response(**base, option_logprobs=sums, option_token_counts=counts)

@@ -42,9 +42,33 @@ class RequestFailed(Exception):
         self.finish_reason = finish_reason
 
 
+FRAGMENT = 8  # a run of this many characters of the key, or more, is masked wherever it is
+
+
 def redact(text: str, key: str) -> str:
-    """``text`` with every occurrence of ``key`` masked; always before any truncation."""
-    return text.replace(key, "***") if key else text
+    """``text`` with the key masked as ``***``: the whole key, and every run of
+    :data:`FRAGMENT` or more consecutive characters of it (a server that echoes the first ten
+    characters of the key must not put them in a message, file or report); always before any
+    truncation. A key shorter than :data:`FRAGMENT` is masked where it occurs whole."""
+    if not key or not text:
+        return text
+    if len(key) < FRAGMENT:
+        return text.replace(key, "***")
+    grams = {key[i : i + FRAGMENT] for i in range(len(key) - FRAGMENT + 1)}
+    out: list[str] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        if text[i : i + FRAGMENT] in grams:
+            j = i + FRAGMENT
+            while j < n and text[i : j + 1] in key:  # the longest run of the key from here
+                j += 1
+            out.append("***")
+            i = j
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
 
 
 def snippet(raw: bytes | str, key: str, limit: int = 200) -> str:

@@ -16,6 +16,7 @@ app = typer.Typer(
     help="Measure gender bias in coreference on Winogender-style diagnostic sets.",
 )
 app.command("tasks")(datasets.tasks_cmd)
+app.command("templates")(datasets.templates_cmd)
 app.command("validate")(datasets.validate)
 app.command("run")(run.run)
 app.command("score")(run.score)

@@ -3,6 +3,8 @@ options that several commands take."""
 
 from __future__ import annotations
 
+import difflib
+import re
 from typing import NoReturn
 
 import typer
@@ -13,6 +15,11 @@ out_console = Console()
 err_console = Console(stderr=True)
 
 STRICT_HELP = "Stop with exit status 1, before a model is asked, if any validation check fails."
+SKIP_BAD_HELP = (
+    "Leave out the rows validation cannot score around (lines that do not parse and their "
+    "twins, duplicated ids, values outside the card's) instead of stopping with exit "
+    "status 1; the manifest and the reports say how many."
+)
 UNPAIRED_HELP = (
     "Keep items whose variants differ beyond the pronoun (English WinoBias: 22) in pair "
     "consistency and McNemar; by default they are left out and counted."
@@ -32,9 +39,36 @@ ALPHA_INVALID_HELP = (
 )
 
 
+# "unknown task 'x' (known: a, b)" (every registry) and the prompt templates' wording
+_UNKNOWN = (
+    re.compile(r"unknown (?P<kind>[\w -]+?) '(?P<name>[^']+)' \(known: (?P<known>[^)]*)\)"),
+    re.compile(
+        r"unknown (?P<kind>prompt template) '(?P<name>[^']+)'; registered \w+ templates: "
+        r"(?P<known>[^(]*)"
+    ),
+)
+
+
+def suggestion(message: str) -> str | None:
+    """``did you mean ...?`` for an unknown name whose message lists the known ones."""
+    for pattern in _UNKNOWN:
+        m = pattern.search(message)
+        if m is None:
+            continue
+        known = [k.strip() for k in m.group("known").split(",") if k.strip()]
+        close = difflib.get_close_matches(m.group("name"), known, n=3, cutoff=0.6)
+        if close:
+            return f"did you mean {' or '.join(repr(c) for c in close)}?"
+    return None
+
+
 def print_error(exc: Exception) -> None:
+    text = str(exc)
+    hint = suggestion(text)
+    if hint and hint not in text:
+        text = f"{text}; {hint}"
     err_console.print(
-        f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True, markup=True
+        f"[bold red]error:[/] {escape(text)}", highlight=False, soft_wrap=True, markup=True
     )
 
 

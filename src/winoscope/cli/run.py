@@ -13,6 +13,7 @@ from .common import (
     ALPHA_INVALID_HELP,
     FAILED_HELP,
     LABELS_HELP,
+    SKIP_BAD_HELP,
     STRICT_HELP,
     UNPAIRED_HELP,
     err_console,
@@ -20,9 +21,15 @@ from .common import (
     fail_validation,
     out_console,
 )
-from .summary import (
+
+# the panels of `run --help`
+DATA, MODEL, PROTOCOL, STATISTICS, OUTPUT = "Data", "Model", "Protocol", "Statistics", "Output"
+OPENAI = "OpenAI server (openai:NAME only)"
+
+from .summary import (  # noqa: E402
     convention_lines,
     exit_on_outcome,
+    print_run_notes,
     print_summary,
     report_request_errors,
     report_validation,
@@ -32,90 +39,59 @@ from .summary import (
 def run(
     ctx: typer.Context,
     task: Annotated[
-        str, typer.Argument(help="Task name, e.g. winobias-uk (see `winoscope tasks`).")
+        str,
+        typer.Argument(metavar="TASK", help="Task name, e.g. winobias-uk (see `winoscope tasks`)."),
     ],
     model: Annotated[
-        str, typer.Option("--model", "-m", help="KIND:NAME, e.g. baseline:agreement.")
+        str,
+        typer.Option(
+            "--model",
+            "-m",
+            metavar="KIND:NAME",
+            help="The model, e.g. baseline:agreement, hf:NAME, openai:NAME.",
+            rich_help_panel=MODEL,
+        ),
     ],
     data: Annotated[
-        str | None, typer.Option(help="File or hub id; default: the bundled sample.")
-    ] = None,
-    out: Annotated[Path | None, typer.Option(help="Run directory to write.")] = None,
-    seed: Annotated[int, typer.Option(help="Seed for baselines, sampling and the bootstrap.")] = 0,
-    template: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Prompt template: a registered name (uk-plain-v1; see README), a .txt file or "
-            "the template text. Repeat it to ask every template and report the spread."
-        ),
-    ] = None,
-    templates: Annotated[
         str | None,
         typer.Option(
-            "--templates",
-            help="Ask every template file (*.txt) of this directory, or `builtin`: the task's "
-            "registered templates; writes per-template runs and the summary across them.",
+            metavar="SOURCE",
+            help="File, folder or hub id; default: the bundled sample.",
+            rich_help_panel=DATA,
         ),
     ] = None,
-    revision: Annotated[str | None, typer.Option(help="Hub revision to pin.")] = None,
-    split: Annotated[str | None, typer.Option(help="Only this split.")] = None,
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    base_url: Annotated[
-        list[str] | None,
+    revision: Annotated[
+        str | None,
+        typer.Option(metavar="REV", help="Hub revision to pin.", rich_help_panel=DATA),
+    ] = None,
+    split: Annotated[
+        str | None,
+        typer.Option(metavar="SPLIT", help="Only this split.", rich_help_panel=DATA),
+    ] = None,
+    limit: Annotated[
+        int | None,
         typer.Option(
-            "--base-url",
-            help="openai: server base URL, e.g. http://127.0.0.1:8000/v1; repeat to spread "
-            "requests over several servers.",
+            min=1,
+            metavar="N",
+            help="Smoke test: only the first N source items of every stratum (all their variants "
+            "and option orders); the manifest and the reports mark the run as partial.",
+            rich_help_panel=DATA,
         ),
     ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", metavar="", help=STRICT_HELP, rich_help_panel=DATA)
+    ] = False,
+    skip_bad_rows: Annotated[
+        bool,
+        typer.Option("--skip-bad-rows", metavar="", help=SKIP_BAD_HELP, rich_help_panel=DATA),
+    ] = False,
     mode: Annotated[
         str | None,
         typer.Option(
+            metavar="MODE",
             help="Backend mode; hf: letters (default), texts, cloze, generate; gemma: cloze "
-            "(default), texts, letters; openai: chat (default), letters, chat-letters, cloze."
-        ),
-    ] = None,
-    concurrency: Annotated[int, typer.Option(help="openai: requests in flight at once.")] = 32,
-    max_retries: Annotated[
-        int, typer.Option(help="openai: retries per request before it counts as failed.")
-    ] = 5,
-    timeout: Annotated[float, typer.Option(help="openai: seconds per HTTP attempt.")] = 60.0,
-    api_key_env: Annotated[
-        str, typer.Option(help="openai: environment variable holding the API key.")
-    ] = "OPENAI_API_KEY",
-    resume: Annotated[
-        bool,
-        typer.Option(
-            "--resume/--no-resume",
-            help="Reuse answers stored in the run directory (responses.sqlite); "
-            "--no-resume asks every request again.",
-        ),
-    ] = True,
-    strict: Annotated[bool, typer.Option("--strict", help=STRICT_HELP)] = False,
-    keep_unpaired: Annotated[bool, typer.Option("--keep-unpaired", help=UNPAIRED_HELP)] = False,
-    failed: Annotated[str, typer.Option(help=FAILED_HELP)] = "exclude",
-    labels: Annotated[str | None, typer.Option(help=LABELS_HELP + " Default: binary.")] = None,
-    alpha_invalid: Annotated[str | None, typer.Option(help=ALPHA_INVALID_HELP)] = None,
-    max_failed_share: Annotated[
-        float,
-        typer.Option(
-            help="Share of requests that may fail (after retries) with exit status 0; above "
-            "it, or when none is answered, the run exits 3 (the run directory is still written)."
-        ),
-    ] = 0.0,
-    max_tokens: Annotated[
-        int | None, typer.Option(help="openai: token limit of a chat answer (default 16).")
-    ] = None,
-    proxy: Annotated[
-        str | None,
-        typer.Option(help="openai: HTTP(S) proxy URL; default: HTTP(S)_PROXY/NO_PROXY."),
-    ] = None,
-    server_id: Annotated[
-        str | None,
-        typer.Option(
-            help="openai: name of the server (part of the stored answers' key instead of the "
-            "base URLs)."
+            "(default), texts, letters; openai: chat (default), letters, chat-letters, cloze.",
+            rich_help_panel=MODEL,
         ),
     ] = None,
     model_arg: Annotated[
@@ -123,31 +99,159 @@ def run(
         typer.Option(
             "--model-arg",
             "-M",
-            help="Backend option key=value (repeatable), the value read as JSON when it parses: "
+            metavar="KEY=VALUE",
+            help="Backend option (repeatable), the value read as JSON when it parses: "
             "-M dtype=bfloat16 -M batch_size=16. An option the backend does not know is an error.",
-        ),
-    ] = None,
-    limit: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            help="Smoke test: only the first N source items of every stratum (all their variants "
-            "and option orders); the manifest and the reports mark the run as partial.",
+            rich_help_panel=MODEL,
         ),
     ] = None,
     tag: Annotated[
         list[str] | None,
         typer.Option(
             "--tag",
-            help="What was done to the model, key=value (repeatable): --tag method=steer "
-            "--tag alpha=4. Recorded in the manifest and every report; numbers sort numerically.",
+            metavar="KEY=VALUE",
+            help="What was done to the model (repeatable): --tag method=steer --tag alpha=4. "
+            "Recorded in the manifest and every report; numbers sort numerically.",
+            rich_help_panel=MODEL,
+        ),
+    ] = None,
+    template: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="TEMPLATE",
+            help="Prompt template: a registered name (`winoscope templates`), a .txt file or "
+            "the template text. Repeat it to ask every template and report the spread.",
+            rich_help_panel=PROTOCOL,
+        ),
+    ] = None,
+    templates: Annotated[
+        str | None,
+        typer.Option(
+            "--templates",
+            metavar="DIR",
+            help="Ask every template file (*.txt) of this directory, or `builtin`: the task's "
+            "registered templates; writes per-template runs and the summary across them.",
+            rich_help_panel=PROTOCOL,
+        ),
+    ] = None,
+    labels: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME", help=LABELS_HELP + " Default: binary.", rich_help_panel=PROTOCOL
+        ),
+    ] = None,
+    seed: Annotated[
+        int,
+        typer.Option(
+            metavar="N",
+            help="Seed for baselines, sampling and the bootstrap.",
+            rich_help_panel=STATISTICS,
+        ),
+    ] = 0,
+    bootstrap: Annotated[
+        int,
+        typer.Option(metavar="N", help="Bootstrap replicates.", rich_help_panel=STATISTICS),
+    ] = 2000,
+    keep_unpaired: Annotated[
+        bool,
+        typer.Option("--keep-unpaired", metavar="", help=UNPAIRED_HELP, rich_help_panel=STATISTICS),
+    ] = False,
+    failed: Annotated[
+        str, typer.Option(metavar="POLICY", help=FAILED_HELP, rich_help_panel=STATISTICS)
+    ] = "exclude",
+    alpha_invalid: Annotated[
+        str | None,
+        typer.Option(metavar="HOW", help=ALPHA_INVALID_HELP, rich_help_panel=STATISTICS),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(metavar="DIR", help="Run directory to write.", rich_help_panel=OUTPUT),
+    ] = None,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", metavar="", help="No progress bar.", rich_help_panel=OUTPUT),
+    ] = False,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume/--no-resume",
+            metavar="",
+            help="Reuse answers stored in the run directory (responses.sqlite); "
+            "--no-resume asks every request again.",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = True,
+    max_failed_share: Annotated[
+        float,
+        typer.Option(
+            metavar="SHARE",
+            help="Share of requests that may fail (after retries) with exit status 0; above "
+            "it, or when none is answered, the run exits 3 (the run directory is still written).",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = 0.0,
+    base_url: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--base-url",
+            metavar="URL",
+            help="Server base URL, e.g. http://127.0.0.1:8000/v1; repeat it to spread "
+            "requests over several servers.",
+            rich_help_panel=OPENAI,
+        ),
+    ] = None,
+    concurrency: Annotated[
+        int,
+        typer.Option(metavar="N", help="Requests in flight at once.", rich_help_panel=OPENAI),
+    ] = 32,
+    max_retries: Annotated[
+        int,
+        typer.Option(
+            metavar="N",
+            help="Retries per request before it counts as failed.",
+            rich_help_panel=OPENAI,
+        ),
+    ] = 5,
+    timeout: Annotated[
+        float,
+        typer.Option(metavar="SECONDS", help="Seconds per HTTP attempt.", rich_help_panel=OPENAI),
+    ] = 60.0,
+    api_key_env: Annotated[
+        str,
+        typer.Option(
+            metavar="NAME",
+            help="Environment variable holding the API key.",
+            rich_help_panel=OPENAI,
+        ),
+    ] = "OPENAI_API_KEY",
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(
+            metavar="N", help="Token limit of a chat answer (default 16).", rich_help_panel=OPENAI
+        ),
+    ] = None,
+    proxy: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URL",
+            help="HTTP(S) proxy URL; default: HTTP(S)_PROXY/NO_PROXY.",
+            rich_help_panel=OPENAI,
+        ),
+    ] = None,
+    server_id: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME",
+            help="Name of the server (part of the stored answers' key instead of the base URLs).",
+            rich_help_panel=OPENAI,
         ),
     ] = None,
 ) -> None:
     """Evaluate a model on a task and write predictions, metrics, manifest and report.
 
-    Exit status: 0 every request answered (or no more failed than --max-failed-share), 1 the
-    data failed validation, 2 a usage or configuration error, 3 requests failed after retries.
+    Exit status: 0 success (no more requests failed than --max-failed-share),
+    1 the data failed validation, 2 a usage or configuration error,
+    3 requests failed after retries.
     """
     from ..backends.openai_compat import cli_backend_options
     from ..backends.options import given_on_command_line, merge_backend_options, parse_model_args
@@ -187,6 +291,7 @@ def run(
             max_failed_share=max_failed_share,
             limit=limit,
             tags=parse_tags(tag),
+            skip_bad_rows=skip_bad_rows,
             backend_options=merge_backend_options(
                 cli_backend_options(
                     model,
@@ -221,12 +326,14 @@ def run(
 
         report_validation(rr.runs[0].validation, rr.runs[0].result.settings)
         print_sensitivity(rr, out_console)
+        print_run_notes(rr.runs[0].manifest)
         out_console.print(f"wrote {out_dir}", highlight=False)
         exit_on_outcome(rr.manifest.get("outcome") or {})
         return
     report_validation(rr.validation, rr.result.settings)
     print_summary(rr.metrics, title=f"{task} · {model}")
     report_request_errors(rr.manifest, rr.errors)
+    print_run_notes(rr.manifest)
     out_console.print(f"wrote {out_dir}", highlight=False)
     exit_on_outcome(rr.manifest.get("outcome") or {})
 
@@ -247,6 +354,7 @@ def score(
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
     strict: Annotated[bool, typer.Option("--strict", help=STRICT_HELP)] = False,
+    skip_bad_rows: Annotated[bool, typer.Option("--skip-bad-rows", help=SKIP_BAD_HELP)] = False,
     keep_unpaired: Annotated[bool, typer.Option("--keep-unpaired", help=UNPAIRED_HELP)] = False,
     failed: Annotated[
         str, typer.Option(help=FAILED_HELP + " An empty prediction cell is such a row.")
@@ -272,12 +380,14 @@ def score(
             failed=failed,
             labels=labels,
             alpha_invalid=alpha_invalid,
+            skip_bad_rows=skip_bad_rows,
         )
     except ValidationFailed as exc:
         fail_validation(exc)
     except WinoscopeError as exc:
         fail(exc)
     report_validation(result.validation, result.settings)
+    print_run_notes(result.settings)
     print_summary(result.metrics, title=f"{task} · {predictions.name}")
     for line in convention_lines(result.settings):
         err_console.print(line, highlight=False, markup=False, soft_wrap=True)

@@ -4,6 +4,7 @@ conventions, and the exit status a run's outcome calls for."""
 from __future__ import annotations
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from .common import err_console, out_console
@@ -117,3 +118,26 @@ def report_request_errors(manifest: dict, examples: list[dict]) -> None:  # type
     for ex in examples:
         if "request_id" in ex:
             err_console.print(f"  {ex['request_id']}: {ex['error']}", highlight=False, markup=False)
+
+
+def run_notes(manifest: dict) -> list[str]:  # type: ignore[type-arg]
+    """What makes a run's numbers not the whole dataset's: rows left out, a --limit run."""
+    from ..limit import partial_note
+
+    out = []
+    left = manifest.get("left_out") or {}
+    if left:
+        checks = ", ".join(f"{k}: {v}" for k, v in (left.get("checks") or {}).items())
+        out.append(
+            f"left out (--skip-bad-rows): {left.get('findings', 0)} finding(s) ({checks}); "
+            f"{left.get('rows', 0)} row(s) removed from the table"
+        )
+    note = partial_note(manifest)
+    if note:
+        out.append(note)
+    return out
+
+
+def print_run_notes(manifest: dict) -> None:  # type: ignore[type-arg]
+    for line in run_notes(manifest):
+        err_console.print(f"[bold yellow]{escape(line)}[/]", highlight=False, soft_wrap=True)

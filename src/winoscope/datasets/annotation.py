@@ -78,3 +78,28 @@ def annotation_problems(
             f"bracketed spans {found} are not the {gold_name} '{gold}' and the pronoun '{pronoun}'"
         )
     return problems
+
+
+def _head(text: str) -> str:
+    words = re.findall(r"\w+", text.casefold())
+    return words[-1] if words else ""
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def entity_named(span: str, entities: dict[str, str]) -> str | None:
+    """Which of ``entities`` (role -> its text) a span names, in any language: the role whose
+    head word shares the longest beginning with the span's head word (``клієнтові`` names the
+    ``клієнт``, not the ``технік``), so inflected forms count; None when no role wins."""
+    head = _head(span)
+    scores = {role: _shared_prefix(head, _head(text)) for role, text in entities.items()}
+    best = max(scores.values(), default=0)
+    winners = [r for r, v in scores.items() if v == best]
+    return winners[0] if best > 0 and len(winners) == 1 else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,9 @@ class Dataset:
     is_sample: bool = False
     version: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    # what loading found and left out of ``table`` (lines that cannot be parsed, values
+    # outside the card's): the family's ``validate`` reports them with its own checks
+    findings: list[Issue] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.table)
@@ -52,20 +56,107 @@ class Dataset:
 
 @dataclass(frozen=True)
 class Issue:
-    """One failed mechanical check. ``row`` is 1-based in the loaded table (None: item-level)."""
+    """One failed mechanical check. ``row`` is 1-based in the loaded table (None: item-level);
+    ``line`` a 1-based line of a text file (bracket files); ``file`` where the row or line is.
+
+    A ``blocking`` finding is one a run cannot score around (a line that cannot be parsed, a
+    duplicated id, a value outside the card's): ``run`` refuses it unless told to leave the
+    rows out. ``excludes`` (column, value) names the loaded rows that leaving out removes.
+    """
 
     check: str
     message: str
     row: int | None = None
     item: str | None = None
     field: str | None = None
+    file: str | None = None
+    line: int | None = None
+    blocking: bool = False
+    excludes: tuple[str, str] | None = None
 
     def format(self) -> str:
         where = []
+        if self.file:
+            where.append(f"file {self.file}")
         if self.row is not None:
             where.append(f"row {self.row}")
+        if self.line is not None:
+            where.append(f"line {self.line}")
         if self.item:
             where.append(f"item {self.item}")
         if self.field:
             where.append(f"field '{self.field}'")
         return f"[{self.check}] " + (", ".join(where) + ": " if where else "") + self.message
+
+
+def duplicate_issues(
+    table: pd.DataFrame,
+    column: str,
+    *,
+    file: str | None,
+    label: str | None = None,
+    shown: str | None = None,
+) -> list[Issue]:
+    """One blocking ``duplicate`` finding per row whose ``column`` value an earlier row has.
+
+    ``label`` is what the message calls the id (default: ``column``); ``shown`` the column whose
+    value the finding shows as the item (default: ``column``). Rows are numbered from 1.
+    """
+    if column not in table.columns or table.empty:
+        return []
+    values = table[column].astype(str).tolist()
+    items = table[shown].astype(str).tolist() if shown else values
+    first: dict[str, int] = {}
+    out: list[Issue] = []
+    for i, v in enumerate(values, start=1):
+        if v in first:
+            out.append(
+                Issue(
+                    "duplicate",
+                    f"{label or column} '{items[i - 1]}' repeats row {first[v]}",
+                    row=i,
+                    item=items[i - 1],
+                    field=label or column,
+                    file=file,
+                    blocking=True,
+                    excludes=(column, v),
+                )
+            )
+        else:
+            first[v] = i
+    return out
+
+
+def leave_out(ds: Dataset, issues: Sequence[Issue]) -> tuple[Dataset, dict[str, Any]]:
+    """``ds`` without the rows blocking findings name (their ``excludes``), and what the
+    manifest records of it: how many findings and rows, per check."""
+    import dataclasses
+    from collections import Counter
+
+    stop = [i for i in issues if i.blocking]
+    excluded: dict[str, set[str]] = {}
+    for i in stop:
+        if i.excludes is not None:
+            excluded.setdefault(i.excludes[0], set()).add(i.excludes[1])
+
+    def keep(table: pd.DataFrame) -> pd.Series:
+        mask = pd.Series(True, index=table.index)
+        for column, values in excluded.items():
+            if column in table.columns:
+                mask &= ~table[column].astype(str).isin(values)
+        return mask
+
+    mask = keep(ds.table)
+    changes: dict[str, Any] = {"table": ds.table[mask].reset_index(drop=True)}
+    prompts = getattr(ds, "prompts", None)
+    if isinstance(prompts, pd.DataFrame):
+        changes["prompts"] = prompts[keep(prompts)].reset_index(drop=True)
+    out = dataclasses.replace(ds, **changes)
+    info = {
+        "findings": len(stop),
+        "rows": int((~mask).sum()),
+        "checks": dict(Counter(i.check for i in stop)),
+        "note": "rows that cannot be scored were left out (--skip-bad-rows): lines that do not "
+        "parse and their twins, duplicated ids, values outside the card's",
+    }
+    return out, info

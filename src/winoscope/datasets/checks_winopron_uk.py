@@ -23,6 +23,7 @@ import pandas as pd
 
 from ..languages import Language, get_language
 from .base import Issue
+from .winopron_checks import first_by
 
 OPTION_LINE = re.compile(r"^\s*([AB])\s*[.)]\s*(.+?)\s*$", re.MULTILINE)
 MARKS = {"male": "masculine singular", "female": "feminine singular", "plural": "plural"}
@@ -59,9 +60,7 @@ def check_entities(
 def check_prompts(sentences: pd.DataFrame, prompts: pd.DataFrame) -> list[Issue]:
     """``prompt_integrity`` over the forced-choice rows (numbered from 1)."""
     issues: list[Issue] = []
-    by_key = sentences.set_index("row_key")[
-        ["sentence_uk", "occupation_uk", "participant_uk"]
-    ].to_dict("index")
+    by_key = first_by(sentences, "row_key", ["sentence_uk", "occupation_uk", "participant_uk"])
     for i, row in enumerate(prompts.to_dict("records"), start=1):
         sent = by_key.get(row["row_key"])
         if sent is None:

@@ -25,6 +25,10 @@ from .sources import SourceInfo
 TIMEOUT_S = 30.0
 
 
+class MissingFile(DatasetError):
+    """The file is not there (no such local file, no such archive member, HTTP 404)."""
+
+
 def is_url(value: str) -> bool:
     return value.startswith(("http://", "https://"))
 
@@ -37,6 +41,8 @@ def fetch(url: str, *, timeout: float = TIMEOUT_S) -> bytes:
         resp = httpx.get(url, timeout=timeout, follow_redirects=True)
     except httpx.HTTPError as exc:
         raise DatasetError(f"cannot download: {type(exc).__name__}: {exc}", file=url) from None
+    if resp.status_code == 404:
+        raise MissingFile("cannot download: HTTP 404", file=url)
     if resp.status_code != 200:
         raise DatasetError(f"cannot download: HTTP {resp.status_code}", file=url)
     return resp.content
@@ -65,7 +71,10 @@ class RawFiles:
     def _archive(self) -> zipfile.ZipFile:
         if self._zip is None:
             if is_url(self.base):
-                blob = fetch(self.base, timeout=self.timeout)
+                try:
+                    blob = fetch(self.base, timeout=self.timeout)
+                except MissingFile as exc:  # the archive itself: an error, not an absent member
+                    raise DatasetError(exc.detail, file=self.base) from None
             else:
                 p = Path(self.base)
                 if not p.is_file():
@@ -87,14 +96,15 @@ class RawFiles:
                 if m.rsplit("/", 1)[-1] == name and "__MACOSX" not in m
             ]
             if not members:
-                raise DatasetError(f"the archive has no file named {name}", file=self.base)
+                raise MissingFile(f"the archive has no file named {name}", file=self.base)
             blob = archive.read(sorted(members, key=len)[0])
         elif is_url(self.base):
             blob = fetch(where, timeout=self.timeout)
         else:
             p = Path(where)
             if not p.is_file():
-                raise DatasetError("no such file", file=where)
+                self.check_base()  # the folder the user gave, not a file inside it
+                raise MissingFile("no such file", file=where)
             blob = p.read_bytes()
         self.read_files[where] = hashlib.sha256(blob).hexdigest()
         return blob
@@ -105,6 +115,26 @@ class RawFiles:
             return blob.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise DatasetError(f"not UTF-8 text: {exc}", file=self.location(name)) from None
+
+    def check_base(self) -> None:
+        """A local folder or archive that is not there is an error naming it (the path the
+        user gave, not a file inside it)."""
+        if is_url(self.base):
+            return
+        p = Path(self.base)
+        if self.base.lower().endswith(".zip"):
+            if not p.is_file():
+                raise DatasetError("no such file", file=self.base)
+        elif not p.is_dir():
+            what = "not a folder (give the folder of the files)" if p.exists() else "no such folder"
+            raise DatasetError(what, file=self.base)
+
+    def read_optional(self, name: str) -> str | None:
+        """The text of ``name``, or None when the file is not there."""
+        try:
+            return self.read_text(name)
+        except MissingFile:
+            return None
 
     def source_info(self) -> SourceInfo:
         """Where the data came from, with one sha256 per file read (``name=digest;...``)."""

@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+import numpy as np
 import pandas as pd
 
 from ..errors import DatasetError
+from .base import Issue
 
 
 @dataclass(frozen=True)
@@ -95,11 +97,17 @@ def _describe_missing(schema: Schema, columns: Sequence[str]) -> list[str]:
     return [f.name for f in schema.fields if f.required and f.name not in present]
 
 
-def coerce(raw: pd.DataFrame, schema: Schema, *, source: str) -> pd.DataFrame:
+def coerce(
+    raw: pd.DataFrame, schema: Schema, *, source: str, findings: list[Issue] | None = None
+) -> pd.DataFrame:
     """Check and type ``raw`` against ``schema``.
 
     Extra columns are kept unchanged (a predictions file adds ``prediction_role``). Enum aliases
     are mapped to their canonical value. Rows are numbered from 1 in errors.
+
+    With a ``findings`` list, a value outside an enum field's values is a data finding, not an
+    error: one blocking ``enum`` Issue per such row (file, row, field) is appended and the row
+    is left out of the typed table.
     """
     if raw is None or len(raw) == 0:
         raise DatasetError("the table is empty (no data rows)", file=source)
@@ -112,6 +120,7 @@ def coerce(raw: pd.DataFrame, schema: Schema, *, source: str) -> pd.DataFrame:
             field=missing[0],
         )
     out = raw.copy()
+    drop = np.zeros(len(out), dtype=bool)  # rows with a value outside an enum (findings)
     for f in schema.fields:
         if f.name not in out.columns:
             continue
@@ -157,6 +166,21 @@ def coerce(raw: pd.DataFrame, schema: Schema, *, source: str) -> pd.DataFrame:
                 if f.aliases:
                     text = text.replace(dict(f.aliases))
                 bad = ~text.isin(list(f.enum))
+                if findings is not None and bool(bad.any()):
+                    for i in bad.to_numpy().nonzero()[0]:
+                        findings.append(
+                            Issue(
+                                "enum",
+                                f"invalid value {col.iloc[i]!r}; expected one of "
+                                f"{', '.join(f.enum)}",
+                                row=int(i) + 1,
+                                field=f.name,
+                                file=source,
+                                blocking=True,
+                            )
+                        )
+                    drop[bad.to_numpy()] = True
+                    bad[:] = False
                 if bool(bad.any()):
                     i = int(bad.to_numpy().nonzero()[0][0])
                     raise DatasetError(
@@ -166,8 +190,11 @@ def coerce(raw: pd.DataFrame, schema: Schema, *, source: str) -> pd.DataFrame:
                         row=i + 1,
                         field=f.name,
                     )
-                out[f.name] = pd.Categorical(text.astype(object), categories=list(f.enum))
+                values = text.astype(object).where(~pd.Series(drop, index=text.index), None)
+                out[f.name] = pd.Categorical(values, categories=list(f.enum))
             else:
                 out[f.name] = text.astype(object)
+    if drop.any():
+        out = out[~drop]
     out = out.reset_index(drop=True)
     return out

@@ -98,7 +98,26 @@ def read_table(path: str | Path) -> pd.DataFrame:
         if isinstance(exc, DatasetError):
             raise
         raise DatasetError(f"cannot parse: {exc}", file=str(p)) from None
+    if suffix in {".csv", ".tsv"}:
+        _unique_header(p, "\t" if suffix == ".tsv" else ",")
     return df
+
+
+def _unique_header(p: Path, sep: str) -> None:
+    """A column named twice in a CSV/TSV header is an error (pandas would rename the second
+    ``name.1`` and one of them would be read silently)."""
+    import csv
+
+    with p.open(encoding="utf-8", newline="") as fh:
+        header = next(csv.reader(fh, delimiter=sep), [])
+    seen: set[str] = set()
+    twice = [c for c in header if c in seen or seen.add(c)]  # type: ignore[func-returns-value]
+    if twice:
+        raise DatasetError(
+            f"column(s) {', '.join(sorted(set(twice)))} appear more than once in the header",
+            file=str(p),
+            field=twice[0],
+        )
 
 
 def load_hub_table(

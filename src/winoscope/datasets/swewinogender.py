@@ -40,7 +40,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import DatasetError
-from .base import Dataset, Issue
+from .base import Dataset, Issue, duplicate_issues
 from .loading import TABLE, ColumnMap, load_tables
 from .schema import Field, Schema, coerce
 from .sources import SourceInfo
@@ -224,8 +224,10 @@ def from_frame(
     raw: pd.DataFrame, *, source: SourceInfo, is_sample: bool = False, name: str = HUB_ID
 ) -> Dataset:
     flat = flatten_meta(raw, source=source.location)
-    table = derive(coerce(flat, SCHEMA, source=source.location))
+    findings: list[Issue] = []  # values outside the schema's: findings, their rows left out
+    table = derive(coerce(flat, SCHEMA, source=source.location, findings=findings))
     return Dataset(
+        findings=findings,
         family="swewinogender",
         name=name,
         table=table,
@@ -287,7 +289,8 @@ def validate(ds: Dataset) -> list[Issue]:
     has one item per pronoun with one label; a template has the six items.
     """
     t = ds.table
-    issues: list[Issue] = []
+    issues: list[Issue] = list(ds.findings)
+    issues += duplicate_issues(t, "idx", file=ds.source.location)
     for i, r in enumerate(t.to_dict("records"), start=1):
         rid = str(r["idx"])
         for col, what in (
@@ -330,7 +333,4 @@ def validate(ds: Dataset) -> list[Issue]:
                 issues.append(
                     Issue("templates", f"{col} differs within the template", item=str(tid))
                 )
-    dup = t["idx"][t["idx"].duplicated()]
-    for v in dup.unique():
-        issues.append(Issue("ids", f"idx {v} occurs more than once"))
     return issues

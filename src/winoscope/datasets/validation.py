@@ -22,25 +22,44 @@ EXAMPLES = 3
 
 
 class ValidationFailed(WinoscopeError):
-    """``strict`` validation found failing checks; ``issues`` lists them all."""
+    """``strict`` validation found failing checks, or findings a run cannot score around
+    (:data:`BLOCKING_HINT`); ``issues`` lists them all."""
 
-    def __init__(self, issues: Sequence[Issue], where: str) -> None:
+    def __init__(
+        self, issues: Sequence[Issue], where: str, reason: str = "strict mode stops here"
+    ) -> None:
         self.issues = list(issues)
         lines = summary_lines(self.issues)
         super().__init__(
-            f"{where}: {len(self.issues)} validation issue(s); strict mode stops here\n"
-            + "\n".join(lines)
+            f"{where}: {len(self.issues)} validation issue(s); {reason}\n" + "\n".join(lines)
         )
 
 
+BLOCKING_HINT = (
+    "rows that cannot be scored (lines that do not parse, duplicated ids, values outside the "
+    "card's): fix them, or pass --skip-bad-rows to leave them out"
+)
+
+
+def blocking(issues: Sequence[Issue]) -> list[Issue]:
+    """The findings a run cannot score around (see :class:`~winoscope.datasets.base.Issue`)."""
+    return [i for i in issues if i.blocking]
+
+
 def issue_record(issue: Issue) -> dict[str, Any]:
-    return {
+    record: dict[str, Any] = {
         "check": issue.check,
         "row": issue.row,
         "item": issue.item,
         "field": issue.field,
         "message": issue.message,
     }
+    for key in ("file", "line"):  # only where the finding has one: older records stay alike
+        if getattr(issue, key) is not None:
+            record[key] = getattr(issue, key)
+    if issue.blocking:
+        record["blocking"] = True
+    return record
 
 
 def summarize(issues: Sequence[Issue], examples: int = EXAMPLES) -> dict[str, Any]:

@@ -31,12 +31,13 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import DatasetError
-from .base import Dataset, Issue
+from .base import Dataset, Issue, duplicate_issues
 from .loading import TABLE, Adaptation, ColumnMap, load_tables
 from .raw_files import RawFiles
 from .schema import Field, Schema, coerce, family_schema
 from .sources import SourceInfo
-from .winobias_brackets import BracketFormat, read_bracket_files
+from .validation import ValidationFailed
+from .winobias_brackets import BracketFormat, read_brackets
 from .winobias_card import (
     ITEM_KEY,
     TYPE1_VARIANTS,
@@ -133,7 +134,8 @@ class WinoBias(Adaptation):
         """Type a raw table (card column names mapped by the column map) into the family."""
         schema = self.schema()
         raw = self.columns.rename(raw, LOCALISED, where=source.location)
-        table = coerce(raw, schema, source=source.location)
+        findings: list[Issue] = []
+        table = coerce(raw, schema, source=source.location, findings=findings)
         if self.bracket is not None:
             table = table[schema.names + [c for c in table.columns if c not in schema.names]]
         table["item_id"] = [item_id(r) for r in table[ITEM_KEY].to_dict("records")]
@@ -148,6 +150,7 @@ class WinoBias(Adaptation):
             review_status=self.review_status,
             is_sample=is_sample,
             metadata=dict(self.metadata),
+            findings=findings,
         )
 
     def load(
@@ -187,19 +190,31 @@ class WinoBias(Adaptation):
         if src is None:
             raise DatasetError(f"{self.name}: pass the folder of the bracket files")
         files = RawFiles(str(src))
-        records = read_bracket_files(files, self.bracket, split=split)
-        records = records.rename(columns={f: self.col(f) for f in LOCALISED})
+        read = read_brackets(files, self.bracket, split=split)
         info = files.source_info()
         if sample:
             info = replace(info, kind="sample")
+        if read.records.empty:  # every line was left out: the findings are the answer
+            raise ValidationFailed(read.findings, info.location, reason="no line could be read")
+        records = read.records.rename(columns={f: self.col(f) for f in LOCALISED})
         ds = self.from_frame(records, source=info, name=self.name, is_sample=sample)
+        ds.findings[:0] = read.findings
+        ds.metadata["stereotype_lists"] = read.stereotype_lists
         if sample and self.columns.sample_note:
             ds.metadata["note"] = self.columns.sample_note
         return ds
 
     def validate(self, ds: Dataset) -> list[Issue]:
-        """Every mechanical check of the adaptation; one Issue per failure (empty: all pass)."""
-        return [issue for check in self.checks for issue in check(self, ds)]
+        """Every mechanical check of the adaptation; one Issue per failure (empty: all pass).
+
+        What loading left out comes first (``ds.findings``), then duplicated row ids (file, row
+        and id; blocking), then the adaptation's checks."""
+        issues = list(ds.findings)
+        if self.bracket is None:  # bracket files: the reader reports repeated line numbers
+            issues += duplicate_issues(
+                ds.table, "row_id", file=ds.source.location, label="split/type/item_number/variant"
+            )
+        return issues + [issue for check in self.checks for issue in check(self, ds)]
 
 
 def pair_matched(table: pd.DataFrame, wb: WinoBias) -> pd.Series:
@@ -293,7 +308,6 @@ def bracket_adaptation(
         bracket=fmt,
         default_source=default_source,
         checks=(bracket_checks,),
-        metadata={"stereotype_lists": ", ".join(fmt.list_files.values())},
     )
 
 

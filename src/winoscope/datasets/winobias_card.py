@@ -10,7 +10,7 @@ from typing import Protocol
 
 import pandas as pd
 
-from .annotation import annotation_problems
+from .annotation import annotation_problems, entity_named
 from .base import Dataset, Issue
 
 
@@ -44,7 +44,8 @@ VARIANT_RULES: dict[str, tuple[str, frozenset[str], str, str, str, str]] = {
 
 
 def card_checks(wb: WinoBias, ds: Dataset) -> list[Issue]:
-    """Per row: the annotation, spans, variant rules, genders and the two occupations; per
+    """Per row: the annotation, spans (each the occupation it is for: ``span_referent``),
+    variant rules, genders and the two occupations; per
     item: the variant set, one pro and one anti primary sentence, the same occupations."""
     t = ds.table
     c = wb.col
@@ -72,6 +73,15 @@ def card_checks(wb: WinoBias, ds: Dataset) -> list[Issue]:
         for span_field in (target_span, other_span, pronoun_span):
             if row[span_field] not in sent:
                 add("spans", f"{span_field} '{row[span_field]}' does not occur in {sentence}")
+        occupations = {"target": str(row[target_occ]), "other": str(row[other_occ])}
+        for role, span_field in (("target", target_span), ("other", other_span)):
+            named = entity_named(str(row[span_field]), occupations)
+            if named is not None and named != role:
+                add(
+                    "span_referent",
+                    f"{span_field} '{row[span_field]}' is the {named} occupation "
+                    f"'{occupations[named]}', not the {role} '{occupations[role]}'",
+                )
         group, conditions, role, tg, og, pg = VARIANT_RULES[row["variant"]]
         if row["score_group"] != group:
             add(

@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..errors import DatasetError
 from . import winopron_templates as templates
-from .base import Dataset, Issue
+from .base import Dataset, Issue, duplicate_issues
 from .loading import TABLE, Adaptation, ColumnMap, config_of, load_tables
 from .schema import Field, Schema, coerce, family_schema
 from .sources import SourceInfo
@@ -102,6 +102,7 @@ class PronounDataset(Dataset):
     prompts: pd.DataFrame | None = None
     lang: str = "uk"
     pronoun_forms: Forms | None = None
+    files: dict[str, str] = field(default_factory=dict)  # configuration -> where it was read
 
 
 @dataclass(frozen=True)
@@ -136,11 +137,13 @@ class WinoPron(Adaptation):
     def prompt_schema(self) -> Schema:
         return family_schema(f"{self.name}/forced_choice", PROMPT_FIELDS, self.language)
 
-    def _sentences(self, raw: pd.DataFrame, context: str, location: str) -> pd.DataFrame:
+    def _sentences(
+        self, raw: pd.DataFrame, context: str, location: str, findings: list[Issue]
+    ) -> pd.DataFrame:
         if "context" in raw.columns:
             raw = raw.drop(columns=["context"])
         raw = self.columns.rename(raw, LOCALISED, where=location)
-        table = coerce(raw, self.sentence_schema(), source=location)
+        table = coerce(raw, self.sentence_schema(), source=location, findings=findings)
         table.insert(
             0, "context", pd.Categorical([context] * len(table), categories=list(CONTEXTS))
         )
@@ -156,7 +159,8 @@ class WinoPron(Adaptation):
         is_sample: bool = False,
     ) -> PronounDataset:
         """Type each configuration (``{context: (raw table, its location)}``) and join them."""
-        parts = [self._sentences(raw, ctx, loc) for ctx, (raw, loc) in sentences.items()]
+        findings: list[Issue] = []
+        parts = [self._sentences(raw, ctx, loc, findings) for ctx, (raw, loc) in sentences.items()]
         if not parts:
             raise DatasetError(
                 "no sentence configuration (double or single) to evaluate", file=source.location
@@ -167,7 +171,7 @@ class WinoPron(Adaptation):
         typed_prompts = None
         if prompts is not None:
             raw = self.columns.rename(prompts[0], LOCALISED, where=prompts[1])
-            typed_prompts = coerce(raw, self.prompt_schema(), source=prompts[1])
+            typed_prompts = coerce(raw, self.prompt_schema(), source=prompts[1], findings=findings)
             typed_prompts["row_key"] = (
                 typed_prompts["context"].astype(str) + "/" + typed_prompts["row_id"].astype(str)
             )
@@ -181,6 +185,11 @@ class WinoPron(Adaptation):
             prompts=typed_prompts,
             lang=self.language,
             pronoun_forms=self.pronoun_forms,
+            findings=findings,
+            files={
+                **{ctx: loc for ctx, (_, loc) in sentences.items()},
+                **({"forced_choice": prompts[1]} if prompts is not None else {}),
+            },
         )
 
     def from_frame(
@@ -267,10 +276,13 @@ class WinoPron(Adaptation):
         configuration and the row_id (or prompt_id).
         """
         t = ds.table
-        issues: list[Issue] = []
+        issues: list[Issue] = list(ds.findings)
         forms = getattr(ds, "pronoun_forms", None) or self.pronoun_forms
         lang = getattr(ds, "lang", self.language)
+        files = getattr(ds, "files", None) or {}
         for context, rows in t.groupby("context", observed=True, sort=False):
+            where = files.get(str(context), ds.source.location)
+            issues += duplicate_issues(rows, "row_key", file=where, label="row_id", shown="row_id")
             issues += check_sentences(rows, str(context), lang, forms)
             issues += check_pairs(rows, str(context))
             if lang == self.language:  # the adaptation's checks of its own language
@@ -278,6 +290,8 @@ class WinoPron(Adaptation):
                     issues += check(rows, str(context))
         prompts = getattr(ds, "prompts", None)
         if prompts is not None:
+            where = files.get("forced_choice", ds.source.location)
+            issues += duplicate_issues(prompts, "prompt_id", file=where)
             issues += check_prompts(t, prompts)
             if lang == self.language:
                 for prompt_check in self.prompt_checks:

@@ -1,6 +1,7 @@
 """The WinoPron family's structural checks, for every language.
 
 Sentences: the annotation gives the sentence and brackets exactly the gold span and the pronoun;
+the gold span is (a form of) the entity ``gold_role`` names, not the other one;
 the pronoun is a form of its set and type (where the adaptation lists the forms). Pairs: one
 occupation- and one participant-reference sentence per pronoun set, one occupation group.
 Prompts: option roles and letters agree with the gold role, each links to a sentence, and each
@@ -9,16 +10,23 @@ sentence has one prompt per option order.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import pandas as pd
 
-from .annotation import annotation_problems
+from .annotation import annotation_problems, bracket_mentions, entity_named
 from .base import Issue
 
 CONTEXTS = ("double", "single")
 ROLES = ("occupation", "participant")
 ORDERS = ("occupation_first", "participant_first")
+
+
+def first_by(table: pd.DataFrame, key: str, columns: list[str]) -> dict[str, dict[str, object]]:
+    """``{key value: {column: value}}`` of the first row with each key (a duplicated key is
+    the ``duplicate`` check's finding, not a reason to fail here)."""
+    first = table.drop_duplicates(key, keep="first")
+    return first.set_index(key)[columns].to_dict("index")  # type: ignore[return-value]
 
 
 def _cf(text: str) -> str:
@@ -32,16 +40,12 @@ def check_sentences(
     forms: Mapping[str, Mapping[str, frozenset[str]]] | None,
 ) -> list[Issue]:
     issues: list[Issue] = []
-    seen: dict[str, int] = {}
     for i, row in enumerate(rows.to_dict("records"), start=1):
         where = f"{context}:{row['row_id']}"
 
         def add(check: str, msg: str, *, _i: int = i, _w: str = where) -> None:
             issues.append(Issue(check, msg, row=_i, item=_w))
 
-        if row["row_id"] in seen:
-            add("row_id", f"row_id repeats row {seen[row['row_id']]} of the {context} sentences")
-        seen.setdefault(row["row_id"], i)
         sent, ann = row[f"sentence_{lang}"], row[f"sentence_annotated_{lang}"]
         gold, pron = row[f"gold_span_{lang}"], row[f"pronoun_{lang}"]
         fields = (f"sentence_{lang}", f"sentence_annotated_{lang}")
@@ -49,6 +53,7 @@ def check_sentences(
             add("annotation", problem)
         if gold not in sent:
             add("annotation", f"gold_span_{lang} '{gold}' does not occur in sentence_{lang}")
+        _gold_role(row, ann, pron, lang, add)
         if forms is not None:
             allowed = forms[str(row["pronoun_type"])][str(row["pronoun_set"])]
             if _cf(pron) not in allowed:
@@ -58,6 +63,28 @@ def check_sentences(
                     f"form (expected one of {', '.join(sorted(allowed))})",
                 )
     return issues
+
+
+def _gold_role(
+    row: dict[str, object], annotated: str, pronoun: str, lang: str, add: Callable[[str, str], None]
+) -> None:
+    """``gold_role``: the bracketed gold span (the bracketed mention that is not the pronoun)
+    is the entity ``gold_role`` names, not the other one (inflected forms count)."""
+    try:
+        spans = [m.text for m in bracket_mentions(annotated) if m.text != pronoun]
+    except ValueError:
+        return  # the annotation check reports it
+    if len(spans) != 1:
+        return
+    entities = {r: str(row.get(f"{r}_{lang}", "")) for r in ROLES}
+    named = entity_named(spans[0], entities)
+    role = str(row["gold_role"])
+    if named is not None and named != role:
+        add(
+            "gold_role",
+            f"the bracketed gold span '{spans[0]}' is the {named} '{entities[named]}', but "
+            f"gold_role is {role} ('{entities.get(role, '?')}')",
+        )
 
 
 def check_pairs(rows: pd.DataFrame, context: str) -> list[Issue]:
@@ -98,8 +125,7 @@ def check_pairs(rows: pd.DataFrame, context: str) -> list[Issue]:
 
 def check_prompts(sentences: pd.DataFrame, prompts: pd.DataFrame) -> list[Issue]:
     issues: list[Issue] = []
-    by_key = sentences.set_index("row_key")[["gold_role", "pair_id"]].to_dict("index")
-    seen_ids: dict[str, int] = {}
+    by_key = first_by(sentences, "row_key", ["gold_role", "pair_id"])
     orders: dict[str, list[str]] = {}
     for i, row in enumerate(prompts.to_dict("records"), start=1):
         where = f"forced_choice:{row['prompt_id']}"
@@ -107,9 +133,6 @@ def check_prompts(sentences: pd.DataFrame, prompts: pd.DataFrame) -> list[Issue]
         def add(check: str, msg: str, *, _i: int = i, _w: str = where) -> None:
             issues.append(Issue(check, msg, row=_i, item=_w))
 
-        if row["prompt_id"] in seen_ids:
-            add("prompt_id", f"prompt_id repeats forced_choice row {seen_ids[row['prompt_id']]}")
-        seen_ids.setdefault(row["prompt_id"], i)
         a, b = str(row["option_a_role"]), str(row["option_b_role"])
         if a == b:
             add("options", f"option_a_role and option_b_role are both '{a}'")
@@ -135,7 +158,7 @@ def check_prompts(sentences: pd.DataFrame, prompts: pd.DataFrame) -> list[Issue]
             add("link", f"gold_role {row['gold_role']} but the sentence has {sent['gold_role']}")
         if str(sent["pair_id"]) != str(row["pair_id"]):
             add("link", f"pair_id {row['pair_id']} but the sentence has {sent['pair_id']}")
-    for key in sentences["row_key"]:
+    for key in dict.fromkeys(sentences["row_key"]):  # a duplicated row is reported once
         got = sorted(orders.get(key, []))
         if got != sorted(ORDERS):
             issues.append(

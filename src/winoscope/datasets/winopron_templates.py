@@ -90,7 +90,7 @@ _THE_PARTICIPANT = re.compile(r"\b(?:the|The|a|A|an|An)\s+\$PARTICIPANT\b")
 
 def read_templates(text: str, where: str) -> pd.DataFrame:
     """The template table by position (the header names vary between releases)."""
-    rows = list(csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE))
+    rows = _tsv(text, where)
     if not rows:
         raise DatasetError("the file is empty", file=where)
     out = []
@@ -197,12 +197,20 @@ def instantiate(templates: pd.DataFrame, context: str, lang: str = "en") -> pd.D
     return pd.DataFrame(rows)
 
 
-def _tsv(text: str) -> list[list[str]]:
-    return [r for r in csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE) if r]
+def _tsv(text: str, where: str = "") -> list[list[str]]:
+    """The non-empty rows of a TSV text; a line the csv module cannot read (a field past its
+    size limit) is an error naming the file and the line."""
+    reader = csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
+    try:
+        return [r for r in reader if r]
+    except csv.Error as exc:
+        raise DatasetError(
+            f"cannot read: {exc}", file=where or None, line=reader.line_num
+        ) from None
 
 
 def read_stats(text: str, where: str) -> dict[str, dict[str, float]]:
-    rows = _tsv(text)
+    rows = _tsv(text, where)
     header = [h.strip() for h in rows[0]] if rows else []
     need = ("occupation", "bergsma_pct_female", "bls_pct_female")
     if any(n not in header for n in need):
@@ -226,7 +234,7 @@ def read_stats(text: str, where: str) -> dict[str, dict[str, float]]:
 def read_winogender_templates(text: str, where: str) -> dict[tuple[str, str], tuple[int, str]]:
     """(occupation, answer) -> (template number = its row in the file, template)."""
     out = {}
-    for i, r in enumerate(_tsv(text)[1:], start=1):
+    for i, r in enumerate(_tsv(text, where)[1:], start=1):
         if len(r) < 4:
             raise DatasetError(f"expected 4 columns, got {len(r)}", file=where, row=i)
         out[(r[0].strip(), r[2].strip())] = (i, r[3].strip())
@@ -257,7 +265,7 @@ def read_winogender(wp: WinoPron, source: str | None) -> tuple[Frames, SourceInf
     )
     stats = read_stats(files.read_text(STATS_FILE), files.location(STATS_FILE))
     rows = []
-    for i, r in enumerate(_tsv(files.read_text(SENTENCES_FILE))[1:], start=1):
+    for i, r in enumerate(_tsv(files.read_text(SENTENCES_FILE), where)[1:], start=1):
         if len(r) < 2:
             raise DatasetError("expected sentid and sentence", file=where, row=i)
         sentid, published = r[0].strip(), r[1].strip()

@@ -253,16 +253,25 @@ LANGUAGES: dict[str, Language] = {}
 
 
 def register_language(lang: Language, *, replace: bool = False) -> Language:
-    """Add ``lang`` to :data:`LANGUAGES` under its code (an existing code needs ``replace``)."""
+    """Add ``lang`` to :data:`LANGUAGES` under its code. Registering the same record again (or
+    an equal one: every field the same) is harmless and keeps the first; a different record
+    under a code already taken needs ``replace``."""
     if not isinstance(lang, Language):
         raise TypeError(f"register_language takes a Language, not {type(lang).__name__}")
     old = LANGUAGES.get(lang.code)
-    if old is not None and old is not lang and not replace:
+    if old is not None and (old is lang or _same_record(old, lang)) and not replace:
+        return old
+    if old is not None and not replace:
         raise ValueError(
             f"language {lang.code!r} is already registered ({old.name}); pass replace=True"
         )
     LANGUAGES[lang.code] = lang
     return lang
+
+
+def _same_record(a: Language, b: Language) -> bool:
+    """Whether two records state the same facts (every init field equal)."""
+    return all(getattr(a, f.name) == getattr(b, f.name) for f in fields(a) if f.init)
 
 
 class UnknownLanguageError(KeyError, ValueError):

@@ -120,6 +120,14 @@ def get_task(name: str) -> Task:
     return TASKS.get(name)
 
 
+def validate_dataset(t: Task, ds: Dataset) -> list[Issue]:
+    """The task's checks, with what loading left out (``ds.findings``) first where the task's
+    own ``validate`` does not report it (a plugin's)."""
+    issues = t.validate(ds)
+    reported = set(issues)
+    return [f for f in ds.findings if f not in reported] + list(issues)
+
+
 def load_predictions_table(path: str | Path) -> pd.DataFrame:
     from ..datasets.sources import read_table
 
