@@ -59,12 +59,18 @@ def main(argv: list[str] | None = None) -> int:
     def separate(out: Path) -> None:
         for a in ALPHAS:
             with steered(a) as backend:
-                winoscope.run(args.task, backend, out=out / f"alpha={a}", n_boot=args.n_boot,
-                              tags={"alpha": a})
+                winoscope.run(
+                    args.task,
+                    backend,
+                    out=out / f"alpha={a}",
+                    n_boot=args.n_boot,
+                    tags={"alpha": a},
+                )
 
     def swept(out: Path) -> None:
-        winoscope.sweep(args.task, steered, values=list(ALPHAS), key="alpha", out=out,
-                        n_boot=args.n_boot)
+        winoscope.sweep(
+            args.task, steered, values=list(ALPHAS), key="alpha", out=out, n_boot=args.n_boot
+        )
 
     separate(root / "warm")  # imports, first-call costs
     times: dict[str, list[float]] = {"5 separate runs": [], "sweep of 5 points": []}
@@ -77,8 +83,10 @@ def main(argv: list[str] | None = None) -> int:
     for label, t in times.items():
         print(f"{label:<18} median {med[label]:.2f} s (min {min(t):.2f}, max {max(t):.2f})")
     base, sweep = med["5 separate runs"], med["sweep of 5 points"]
-    print(f"ratio sweep / separate runs: {sweep / base:.2f}x; the sweep adds {sweep - base:.2f} s "
-          f"({args.task}, {args.n_boot} bootstrap replicates)")
+    print(
+        f"ratio sweep / separate runs: {sweep / base:.2f}x; the sweep adds {sweep - base:.2f} s "
+        f"({args.task}, {args.n_boot} bootstrap replicates)"
+    )
     return 0
 
 

@@ -217,4 +217,6 @@ def test_the_command_line_refuses_different_models_unless_told(runs, tmp_path) -
         ],
     )
     assert allowed.exit_code == 0, allowed.output
-    assert "Different models (allowed" in (tmp_path / "x" / "crosslingual.md").read_text(encoding="utf-8")
+    assert "Different models (allowed" in (tmp_path / "x" / "crosslingual.md").read_text(
+        encoding="utf-8"
+    )
