@@ -85,3 +85,21 @@ def test_crosslingual_tex_compiles(tmp_path, shared_data):
     tex = (tmp_path / "x" / "crosslingual.tex").read_text(encoding="utf-8")
     assert "UK $-$ EN" in tex and "\\scriptsize" in tex
     compile_tex(tmp_path / "x" / "crosslingual.tex", tmp_path / "tex")
+
+
+def test_flagged_runs_with_negative_intervals_still_fit_a_column(tmp_path):
+    """Long stratum headers (occupation share hon − han), intervals below 0 and † marks: the
+    full demo's SweWinogender table was 10.5 pt too wide before headers wrapped freely."""
+    for name, seed in (("baseline:random", 0), ("baseline:stereotype-labels", 5)):
+        winoscope.run(
+            "swewinogender/resolution",
+            name,
+            out=tmp_path / name.split(":")[1],
+            n_boot=50,
+            seed=seed,
+        )
+    cmp = compare_runs([tmp_path / "random", tmp_path / "stereotype-labels"], tmp_path / "cmp")
+    assert cmp.flags  # the seeds differ: every run carries the dagger
+    tex = (tmp_path / "cmp" / "compare.tex").read_text(encoding="utf-8")
+    assert "$^\\dagger$" in tex and "occupation\\\\{}share hon --\\\\{}han" in tex
+    compile_tex(tmp_path / "cmp" / "compare.tex", tmp_path / "tex")

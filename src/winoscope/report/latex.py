@@ -45,16 +45,16 @@ DIGITS = 2
 BREAK = "\\\\{}"
 
 
-def stack(text: str, width: int = 10) -> str:
-    """Escaped text on two lines (split at the space nearest its middle) when it is long."""
-    words = str(text).split(" ")
-    if len(str(text)) <= width or len(words) < 2:
+def stack(text: str, width: int = 11) -> str:
+    """Escaped header text on lines of about ``width`` characters (split at spaces), centred,
+    when it is longer than that."""
+    import textwrap
+
+    lines = textwrap.wrap(str(text), width, break_long_words=False, break_on_hyphens=False)
+    if len(lines) < 2:
         return escape(text)
-    cut = min(range(1, len(words)), key=lambda k: abs(len(" ".join(words[:k])) - len(text) / 2))
-    top, bottom = " ".join(words[:cut]), " ".join(words[cut:])
-    return (
-        f"\\begin{{tabular}}[b]{{@{{}}c@{{}}}}{escape(top)}{BREAK}{escape(bottom)}\\end{{tabular}}"
-    )
+    body = BREAK.join(escape(line) for line in lines)
+    return f"\\begin{{tabular}}[b]{{@{{}}c@{{}}}}{body}\\end{{tabular}}"
 
 
 def wrap_left(text: str, width: int = 16) -> str:
