@@ -22,9 +22,11 @@ def load_dataset(
 
 def validate(task: str, source: str | Path | Dataset | None = None, **kwargs: Any) -> list[Issue]:
     """Run the dataset card's mechanical checks; an empty list means every check passed."""
+    from .tasks.base import validate_dataset
+
     t = get_task(task)
     ds = source if isinstance(source, Dataset) else t.load(source, **kwargs)
-    return t.validate(ds)
+    return validate_dataset(t, ds)
 
 
 def list_tasks() -> list[dict[str, Any]]:

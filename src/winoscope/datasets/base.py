@@ -89,6 +89,32 @@ class Issue:
         return f"[{self.check}] " + (", ".join(where) + ": " if where else "") + self.message
 
 
+def source_row(table: pd.DataFrame, position: int) -> int:
+    """The file's row number of the table's ``position``-th row (from 1): the same unless
+    loading left rows out (``schema.SOURCE_ROWS``)."""
+    from .schema import SOURCE_ROWS
+
+    rows = table.attrs.get(SOURCE_ROWS)
+    if rows and 1 <= position <= len(rows):
+        return int(rows[position - 1])
+    return position
+
+
+def in_source_rows(table: pd.DataFrame, issues: Sequence[Issue]) -> list[Issue]:
+    """``issues`` numbered by the file's rows where loading left rows out (a check numbers
+    the table's rows; a row after a left-out one is one further down in the file)."""
+    import dataclasses
+
+    from .schema import SOURCE_ROWS
+
+    if not table.attrs.get(SOURCE_ROWS):
+        return list(issues)
+    return [
+        dataclasses.replace(i, row=source_row(table, i.row)) if isinstance(i.row, int) else i
+        for i in issues
+    ]
+
+
 def duplicate_issues(
     table: pd.DataFrame,
     column: str,
@@ -113,8 +139,8 @@ def duplicate_issues(
             out.append(
                 Issue(
                     "duplicate",
-                    f"{label or column} '{items[i - 1]}' repeats row {first[v]}",
-                    row=i,
+                    f"{label or column} '{items[i - 1]}' repeats row {source_row(table, first[v])}",
+                    row=source_row(table, i),
                     item=items[i - 1],
                     field=label or column,
                     file=file,

@@ -97,6 +97,10 @@ def _describe_missing(schema: Schema, columns: Sequence[str]) -> list[str]:
     return [f.name for f in schema.fields if f.required and f.name not in present]
 
 
+#: ``DataFrame.attrs`` key: the file's row number of each table row, once rows were left out
+SOURCE_ROWS = "winoscope_source_rows"
+
+
 def coerce(
     raw: pd.DataFrame, schema: Schema, *, source: str, findings: list[Issue] | None = None
 ) -> pd.DataFrame:
@@ -196,5 +200,7 @@ def coerce(
                 out[f.name] = text.astype(object)
     if drop.any():
         out = out[~drop]
+        # each kept row's number in the file: findings after this name the file's rows
+        out.attrs[SOURCE_ROWS] = [int(k) + 1 for k in np.flatnonzero(~drop)]
     out = out.reset_index(drop=True)
     return out

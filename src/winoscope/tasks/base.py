@@ -123,7 +123,16 @@ def get_task(name: str) -> Task:
 def validate_dataset(t: Task, ds: Dataset) -> list[Issue]:
     """The task's checks, with what loading left out (``ds.findings``) first where the task's
     own ``validate`` does not report it (a plugin's)."""
-    issues = t.validate(ds)
+    from ..datasets.base import in_source_rows
+
+    loaded = set(ds.findings)
+    found = t.validate(ds)
+    # loading's findings and the duplicates already name the file's rows; the rest number the
+    # table's rows, which differ from the file's once loading left a row out
+    issues = [
+        i if i in loaded or i.check == "duplicate" else j
+        for i, j in zip(found, in_source_rows(ds.table, found), strict=True)
+    ]
     reported = set(issues)
     return [f for f in ds.findings if f not in reported] + list(issues)
 
