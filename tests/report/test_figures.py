@@ -41,6 +41,34 @@ def test_drawing_and_saving_leave_rcparams_and_backend_alone(tmp_path: Path) -> 
     assert (tmp_path / "a" / "plots" / "signed_gap.png").is_file()
 
 
+def overlaps_by_matplotlib(ax) -> int:  # type: ignore[no-untyped-def]
+    """Overlapping label pairs by matplotlib's own text extents (independent of the placer's
+    box arithmetic, which ``label_overlaps`` shares)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = ax.figure
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    renderer = canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in ax.texts if t.get_text() and t.get_visible()]
+    return sum(
+        1
+        for i in range(len(boxes))
+        for j in range(i + 1, len(boxes))
+        if boxes[i].x0 < boxes[j].x1
+        and boxes[j].x0 < boxes[i].x1
+        and boxes[i].y0 < boxes[j].y1
+        and boxes[j].y0 < boxes[i].y1
+    )
+
+
+def test_the_overlap_checks_see_a_planted_overlap() -> None:
+    _fig, ax = new_figure(figsize=(4, 3))
+    ax.text(0.5, 0.5, "occupation one")
+    ax.text(0.52, 0.5, "occupation two")  # on top of the first
+    ax.text(0.1, 0.1, "apart")
+    assert overlaps_by_matplotlib(ax) == 1 and label_overlaps(ax) == 1
+
+
 def test_labels_never_overlap_and_the_left_out_are_counted() -> None:
     rng = np.random.default_rng(0)
     _fig, ax = new_figure(figsize=(4, 3))
@@ -52,13 +80,13 @@ def test_labels_never_overlap_and_the_left_out_are_counted() -> None:
     shown = [t for t in ax.texts if t.get_text()]
     assert len(shown) + left_out == 80
     assert 0 < left_out < 80  # 80 long labels cannot all fit in 4 x 3 inches
-    assert label_overlaps(ax) == 0
+    assert label_overlaps(ax) == 0 and overlaps_by_matplotlib(ax) == 0
     # few points: every label fits next to its point
     _fig2, ax2 = new_figure(figsize=(4, 3))
     ax2.set_xlim(0, 100)
     ax2.set_ylim(0, 100)
     assert place_labels(ax2, [10, 50, 90], [10, 50, 90], ["a", "b", "c"]) == 0
-    assert label_overlaps(ax2) == 0
+    assert label_overlaps(ax2) == 0 and overlaps_by_matplotlib(ax2) == 0
 
 
 def test_correlation_figure_one_panel_per_pronoun_and_honest_axes() -> None:
@@ -95,6 +123,7 @@ def test_correlation_figure_one_panel_per_pronoun_and_honest_axes() -> None:
     assert "corpus_small" not in axes[1, 0].get_xlabel()
     assert fig._suptitle is None  # no title over the panels
     assert left_out == 0 and all(label_overlaps(a) == 0 for a in axes.flat)
+    assert all(overlaps_by_matplotlib(a) == 0 for a in axes.flat)
     # the y label fits inside the figure (not clipped at the left edge)
     fig.canvas.draw()  # type: ignore[no-untyped-call]
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
