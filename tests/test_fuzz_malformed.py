@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from conftest import SHARED_DATA
+from shared_paths import SHARED_DATA
 from winoscope.cli import app
 from winoscope.datasets import swewinogender
 from winoscope.datasets.winobias import UK as winobias_uk
@@ -302,11 +302,10 @@ def check(code: int, out: str, named: str, row_level: bool) -> None:
         assert WHERE.search(out), out[-2000:]
 
 
-@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="needs ../shared/data")
 @pytest.mark.parametrize(("source", "damage", "command"), _cases())
 def test_malformed_data_ends_in_exit_1_or_2(
-    tmp_path: Path, source: str, damage: str, command: str
-) -> None:
+    tmp_path: Path, source: str, damage: str, command: str, shared_data: Path
+) -> None:  # shared_data: skipped locally without the real data, a failure in CI
     src = _sources(tmp_path)[source]
     row_level, change = (BRACKET_DAMAGE if src.kind == "lines" else TABLE_DAMAGE)[damage]
     change(src)
