@@ -1,0 +1,146 @@
+"""Mutation testing of the numeric core with cosmic-ray, by module group, two groups at a time.
+
+    python scripts/mutation_test.py [--groups statistics,decision] [--jobs 2] [--out mutation]
+
+Each group is a few modules and the tests written to catch their bugs. A group runs in its own
+copy of the committed tree (``git archive HEAD``), with that copy's ``src`` and ``tests`` first
+on ``PYTHONPATH`` so the tests import the mutated code (not an editable install), and
+cosmic-ray's local distributor (one mutant at a time per group; groups run in parallel, up to
+``--jobs``). Writes ``OUT/<group>.txt`` (cosmic-ray's report: every surviving mutant with its
+diff) and ``OUT/summary.json`` (mutants, killed, survived, incompetent, timed out, the score).
+Not part of the test suite or of ``.ci/run``: it takes minutes per group on two cores.
+
+Needs ``pip install cosmic-ray`` (not a dependency of winoscope).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# group -> (modules to mutate, the tests that target them)
+GROUPS: dict[str, tuple[list[str], list[str], str]] = {
+    "statistics": (
+        ["src/winoscope/scoring/stats.py", "src/winoscope/scoring/paired.py"],
+        ["tests/scoring/test_intervals.py", "tests/compare/test_diff.py"],
+        "hand_worked or asymmetric or bootstrap_p or percentile or macro or summary_row",
+    ),
+    "decision": (
+        ["src/winoscope/scoring/decision.py"],
+        ["tests/compare/test_diff.py", "tests/scoring/test_intervals.py"],
+        "hand_worked or asymmetric or gap_from_zero or rounding_error or fails_holm",
+    ),
+    "forced-choice": (
+        ["src/winoscope/protocols/forced_choice.py", "src/winoscope/protocols/cloze.py"],
+        ["tests/protocols/test_prompt_reader.py", "tests/protocols/test_forced_choice_uk.py"],
+        "",
+    ),
+}
+
+
+def run_group(name: str, out: Path, timeout: float) -> dict[str, object]:
+    modules, tests, selection = GROUPS[name]
+    work = Path(tempfile.mkdtemp(prefix=f"mutation-{name}-"))
+    archive = subprocess.run(
+        ["git", "archive", "HEAD", "src", "tests", "pyproject.toml"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(work)], input=archive, check=True)
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+    if selection:
+        command += ["-k", selection]
+    config = work / "cr.toml"
+    config.write_text(
+        "[cosmic-ray]\n"
+        f"module-path = {json.dumps(modules)}\n"
+        f"timeout = {timeout}\n"
+        "excluded-modules = []\n"
+        f"test-command = {json.dumps(' '.join(_quote(c) for c in command))}\n\n"
+        '[cosmic-ray.distributor]\nname = "local"\n',
+        encoding="utf-8",
+    )
+    env = dict(os.environ, PYTHONPATH=f"{work / 'src'}{os.pathsep}{work / 'tests'}")
+    session = work / "session.sqlite"
+    cr = shutil.which("cosmic-ray") or "cosmic-ray"
+    subprocess.run([cr, "init", str(config), str(session)], cwd=work, env=env, check=True)
+    subprocess.run([cr, "exec", str(config), str(session)], cwd=work, env=env, check=True)
+    report = subprocess.run(
+        [shutil.which("cr-report") or "cr-report", "--show-diff", str(session)],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    (out / f"{name}.txt").write_text(report, encoding="utf-8")
+    return {"group": name, "modules": modules, **tally(session)}
+
+
+def _quote(arg: str) -> str:
+    return f"'{arg}'" if " " in arg else arg
+
+
+def tally(session: Path) -> dict[str, object]:
+    """Outcomes from the session database: killed, survived, incompetent, timed out."""
+    db = sqlite3.connect(session)
+    rows = db.execute("SELECT worker_outcome, test_outcome FROM work_results").fetchall()
+    total = db.execute("SELECT count(*) FROM mutation_specs").fetchone()[0]
+    counts = {"killed": 0, "survived": 0, "incompetent": 0, "timeout": 0, "abnormal": 0}
+    for worker, test in rows:
+        worker, test = str(worker).lower(), str(test).lower()
+        if "timeout" in worker:
+            counts["timeout"] += 1
+        elif "abnormal" in worker or "exception" in worker:
+            counts["abnormal"] += 1
+        elif "killed" in test:
+            counts["killed"] += 1
+        elif "survived" in test:
+            counts["survived"] += 1
+        else:
+            counts["incompetent"] += 1
+    done = counts["killed"] + counts["survived"]
+    return {
+        "mutants": total,
+        "run": len(rows),
+        **counts,
+        "score": round(counts["killed"] / done, 4) if done else None,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--groups", default=",".join(GROUPS), help="comma-separated group names")
+    ap.add_argument("--jobs", type=int, default=2, help="groups run at once (default 2)")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant")
+    ap.add_argument("--out", type=Path, default=Path("mutation"), help="report folder")
+    args = ap.parse_args(argv)
+    names = [g for g in args.groups.split(",") if g]
+    unknown = [g for g in names if g not in GROUPS]
+    if unknown:
+        ap.error(f"unknown group(s) {', '.join(unknown)}; known: {', '.join(GROUPS)}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        results = list(pool.map(lambda g: run_group(g, args.out, args.timeout), names))
+    (args.out / "summary.json").write_text(json.dumps(results, indent=2), encoding="utf-8")
+    for r in results:
+        print(
+            f"{r['group']}: {r['killed']} killed, {r['survived']} survived of {r['run']} run "
+            f"({r['mutants']} mutants); score {r['score']}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
