@@ -167,3 +167,33 @@ def test_printed_numbers_agree_with_the_decision() -> None:
     assert fmt_interval(1.1e-16, 0.479) == "[+0.000, +0.479]"
     assert fmt_interval(-0.25, 0.125, 2) == "[-0.25, +0.12]"
     assert fmt_interval(NAN, 0.1) == "[–]" and fmt_interval(0.1, NAN) == "[–]"
+
+
+def test_only_a_gap_can_be_a_gaps_size() -> None:
+    """A lower-is-better score of the same components (kind accuracy) is no size of the gap."""
+    metric(
+        "tilt_miss_accuracy", kind="accuracy", direction="lower", components=("a_score", "b_score")
+    )
+    assert absolute_twin("tilt_gap", ["tilt_miss_accuracy", "tilt_gap"]) is None
+    assert absolute_twin("tilt_gap", ["tilt_miss_accuracy", "tilt_size", "tilt_gap"]) == "tilt_size"
+
+
+def test_shares_and_rates_are_hypotheses_like_scores() -> None:
+    """SweWinogender's occupation share (kind share) is in the family; so is a headline rate."""
+    assert ("occupation_share", "B - A") in holm_family(["accuracy", "occupation_share"])
+    metric("pro_slip_rate", kind="rate", direction="lower", group="pro", measure="slip_rate")
+    assert ("pro_slip_rate", "B - A") in holm_family(["pro_slip_rate", "pro_accuracy"])
+
+
+def test_a_diagnostic_ranked_first_does_not_end_the_family() -> None:
+    metric(
+        "pro_echo_accuracy",
+        kind="accuracy",
+        direction="higher",
+        group="pro",
+        measure="echo_accuracy",
+        role="diagnostic",
+    )
+    family = holm_family(["pro_echo_accuracy", "anti_accuracy", "pro_accuracy"])
+    assert ("pro_echo_accuracy", "B - A") not in family
+    assert ("anti_accuracy", "B - A") in family and ("pro_accuracy", "B - A") in family
