@@ -6,7 +6,8 @@ Each group is a few modules and the tests written to catch their bugs. A group r
 copy of the committed tree (``git archive HEAD``), with that copy's ``src`` and ``tests`` first
 on ``PYTHONPATH`` so the tests import the mutated code (not an editable install), and
 cosmic-ray's local distributor (one mutant at a time per group; groups run in parallel, up to
-``--jobs``). Writes ``OUT/<group>.txt`` (cosmic-ray's report: every surviving mutant with its
+``--jobs``). The unmutated copy must pass its tests first (else every mutant would count as
+killed), and every run starts from a fresh copy (a stopped run can leave a mutant in place). Writes ``OUT/<group>.txt`` (cosmic-ray's report: every surviving mutant with its
 diff) and ``OUT/summary.json`` (mutants, killed, survived, incompetent, timed out, the score).
 Not part of the test suite or of ``.ci/run``: it takes minutes per group on two cores.
 
@@ -72,6 +73,10 @@ def run_group(name: str, out: Path, timeout: float) -> dict[str, object]:
         encoding="utf-8",
     )
     env = dict(os.environ, PYTHONPATH=f"{work / 'src'}{os.pathsep}{work / 'tests'}")
+    # the unmutated copy must pass, or every mutant would count as killed
+    baseline = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True)
+    if baseline.returncode != 0:
+        raise SystemExit(f"{name}: the tests fail without a mutant:\n{baseline.stdout[-2000:]}")
     session = work / "session.sqlite"
     cr = shutil.which("cosmic-ray") or "cosmic-ray"
     subprocess.run([cr, "init", str(config), str(session)], cwd=work, env=env, check=True)
