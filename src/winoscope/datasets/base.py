@@ -89,11 +89,14 @@ class Issue:
         return f"[{self.check}] " + (", ".join(where) + ": " if where else "") + self.message
 
 
+#: ``DataFrame.attrs`` key: the file's row number of each table row, once loading left rows
+#: out (``schema.coerce`` sets it)
+SOURCE_ROWS = "winoscope_source_rows"
+
+
 def source_row(table: pd.DataFrame, position: int) -> int:
     """The file's row number of the table's ``position``-th row (from 1): the same unless
-    loading left rows out (``schema.SOURCE_ROWS``)."""
-    from .schema import SOURCE_ROWS
-
+    loading left rows out (:data:`SOURCE_ROWS`)."""
     rows = table.attrs.get(SOURCE_ROWS)
     if rows and 1 <= position <= len(rows):
         return int(rows[position - 1])
@@ -104,8 +107,6 @@ def in_source_rows(table: pd.DataFrame, issues: Sequence[Issue]) -> list[Issue]:
     """``issues`` numbered by the file's rows where loading left rows out (a check numbers
     the table's rows; a row after a left-out one is one further down in the file)."""
     import dataclasses
-
-    from .schema import SOURCE_ROWS
 
     if not table.attrs.get(SOURCE_ROWS):
         return list(issues)

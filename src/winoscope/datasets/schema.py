@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DatasetError
-from .base import Issue
+from .base import SOURCE_ROWS, Issue
 
 
 @dataclass(frozen=True)
@@ -95,10 +95,6 @@ GENDER_COLUMNS = ("pronoun_gender", "pronoun_set")
 def _describe_missing(schema: Schema, columns: Sequence[str]) -> list[str]:
     present = set(columns)
     return [f.name for f in schema.fields if f.required and f.name not in present]
-
-
-#: ``DataFrame.attrs`` key: the file's row number of each table row, once rows were left out
-SOURCE_ROWS = "winoscope_source_rows"
 
 
 def coerce(
