@@ -197,3 +197,11 @@ def test_a_diagnostic_ranked_first_does_not_end_the_family() -> None:
     family = holm_family(["pro_echo_accuracy", "anti_accuracy", "pro_accuracy"])
     assert ("pro_echo_accuracy", "B - A") not in family
     assert ("anti_accuracy", "B - A") in family and ("pro_accuracy", "B - A") in family
+
+
+def test_a_gaps_size_has_its_kind_direction_and_components_exactly() -> None:
+    metric("tilt_slip_rate", kind="rate", direction="lower", components=("a_score", "b_score"))
+    metric("tilt_other_gap", kind="gap", direction="zero", components=("a_score", "b_score"))
+    metric("tilt_aa_size", kind="gap", direction="lower", components=("a_score", "a_score"))
+    for impostor in ("tilt_slip_rate", "tilt_other_gap", "tilt_aa_size"):
+        assert absolute_twin("tilt_gap", [impostor, "tilt_gap"]) is None, impostor
