@@ -39,6 +39,7 @@ def test_exact_mcnemar_by_hand() -> None:
     assert mcnemar_exact(1, 6) == pytest.approx(16 / 128)
     assert mcnemar_exact(6, 1) == pytest.approx(16 / 128)  # symmetric
     assert mcnemar_exact(0, 5) == pytest.approx(2 / 32)
+    assert mcnemar_exact(5, 0) == pytest.approx(2 / 32)  # all discordant pairs one way
     assert mcnemar_exact(3, 3) == 1.0
     assert mcnemar_exact(0, 0) == 1.0  # no discordant pairs: no evidence
     assert mcnemar_exact(0, 1) == 1.0
