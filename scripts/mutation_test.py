@@ -32,15 +32,16 @@ ROOT = Path(__file__).resolve().parents[1]
 # group -> (modules to mutate, the tests that target them)
 GROUPS: dict[str, tuple[list[str], list[str], str]] = {
     "statistics": (
-        ["src/winoscope/scoring/stats.py", "src/winoscope/scoring/paired.py"],
-        ["tests/scoring/test_intervals.py", "tests/compare/test_diff.py"],
-        "hand_worked or asymmetric or bootstrap_p or percentile or macro or summary_row",
+        ["src/winoscope/scoring/stats.py"],
+        [
+            "tests/scoring/test_stats_by_hand.py",
+            "tests/scoring/test_intervals.py",
+            "tests/compare/test_diff.py",
+        ],
+        "by_hand or weights or ratio or mcnemar or percentile or macro or summary_row "
+        "or hand_worked or asymmetric",
     ),
-    "decision": (
-        ["src/winoscope/scoring/decision.py"],
-        ["tests/compare/test_diff.py", "tests/scoring/test_intervals.py"],
-        "hand_worked or asymmetric or gap_from_zero or rounding_error or fails_holm",
-    ),
+    "decision": (["src/winoscope/scoring/decision.py"], ["tests/scoring/test_decision.py"], ""),
     "forced-choice": (
         ["src/winoscope/protocols/forced_choice.py", "src/winoscope/protocols/cloze.py"],
         ["tests/protocols/test_prompt_reader.py", "tests/protocols/test_forced_choice_uk.py"],
