@@ -252,3 +252,18 @@ def test_sampled_positions_reach_the_last_element_of_a_large_tensor():
     assert tensor_digest(t) != before
     t[1] = 1.0  # between two sampled positions: not seen (the documented limit)
     assert tensor_digest(t) == tensor_digest(t.clone())
+
+
+def test_nan_log_probabilities_are_failed_requests_not_invalid_answers(plain_dir, tmp_path):
+    """A hook that writes NaN (or a half-precision overflow) used to give every row an
+    'invalid' answer and an accuracy of 0, with no error."""
+    model, tok = loaded(plain_dir)
+    handle = model.transformer.ln_f.register_forward_hook(lambda m, i, o: o * float("nan"))
+    try:
+        rr = run("winobias-uk", winoscope.hf_model(model, tok, mode="texts"), n_boot=20)
+    finally:
+        handle.remove()
+    outcome = rr.manifest["outcome"]
+    assert outcome["failed"] == outcome["requests"] and outcome["status"] == "failed"
+    assert "non-finite log-probabilities" in rr.errors[0]["error"]
+    assert not outcome["success"]
