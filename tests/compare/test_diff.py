@@ -507,3 +507,22 @@ def test_a_diff_result_reads_well_in_a_notebook(sample_runs) -> None:
     assert d.verdicts[0][:60] in text
     page = d._repr_html_()
     assert page.count("<tr>") == len(d.headline()) + 1 and "&minus;" in page
+
+
+def test_a_gap_reported_by_stratum_gets_a_verdict_in_every_stratum(tmp_path) -> None:
+    """SweWinogender's hon - han and hen - han gaps: one line each (the second was dropped)."""
+    for name, model in (("a", "first-mention"), ("b", "overlap")):
+        winoscope.run("swewinogender/nli", f"nli-baseline:{model}", out=tmp_path / name, n_boot=50)
+    lines = diff(tmp_path / "a", tmp_path / "b").verdicts
+    assert [v.split(":")[0] for v in lines if v.startswith("accuracy_gap")] == [
+        "accuracy_gap (pronoun/hon-han)",
+        "accuracy_gap (pronoun/hen-han)",
+    ]
+    wb = [v.split(":")[0] for v in diff(*_sample_pair(tmp_path)).verdicts]
+    assert "absolute_bias_gap" not in wb and wb.count("signed_bias_gap") == 1
+
+
+def _sample_pair(tmp_path):  # type: ignore[no-untyped-def]
+    for model in ("stereotype", "agreement"):
+        winoscope.run("winobias-uk", f"baseline:{model}", out=tmp_path / model, n_boot=50)
+    return tmp_path / "stereotype", tmp_path / "agreement"

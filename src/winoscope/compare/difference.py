@@ -184,19 +184,17 @@ def verdicts(table: pd.DataFrame) -> list[str]:
     names = list(dict.fromkeys(table["metric"].astype(str)))
     n_family = int(table["family"].sum()) if "family" in table.columns else 0
     heads = table[table["headline"]]
-    done: set[str] = set()
+    # a gap's declared size (its absolute twin) -> the signed gap whose line speaks for it
+    gap_of = {
+        twin: n
+        for n in names
+        if get_metric(n).signed_gap and (twin := absolute_twin(n, names)) is not None
+    }
+    shown = set(heads[["metric", "split", "type"]].astype(str).itertuples(index=False, name=None))
     for (metric, split, typ), g in heads.groupby(["metric", "split", "type"], sort=False):
         spec = get_metric(str(metric))
-        twin_of = [
-            n for n in names if get_metric(n).signed_gap and absolute_twin(n, names) == metric
-        ]
-        if twin_of and (twin_of[0], split, typ) in {
-            (str(m), s, t) for m, s, t in heads[["metric", "split", "type"]].itertuples(index=False)
-        }:
+        if (gap_of.get(str(metric)), str(split), str(typ)) in shown:
             continue  # the size of a signed gap speaks in that gap's line
-        if metric in done:
-            continue
-        done.add(str(metric))
         where = "" if split in ("macro", "all") else f" ({split}/{typ})"
         signed = g[g["measure"] == "B - A"].iloc[0]
         size_rows = g[g["measure"] == "|B| - |A|"]
