@@ -267,3 +267,16 @@ def test_nan_log_probabilities_are_failed_requests_not_invalid_answers(plain_dir
     assert outcome["failed"] == outcome["requests"] and outcome["status"] == "failed"
     assert "non-finite log-probabilities" in rr.errors[0]["error"]
     assert not outcome["success"]
+
+
+def test_a_system_turn_needs_a_chat_template_in_both_constructors(chat_dir, plain_dir):
+    """The checks live in build_params, which hf:PATH and hf_model share."""
+    for make in (
+        lambda d, **o: create_backend(f"hf:{d}", **o),
+        lambda d, **o: winoscope.hf_model(*loaded(d), **o),
+    ):
+        with pytest.raises(BackendError, match="system= needs the chat template"):
+            make(chat_dir, system="Answer briefly.", chat=False)
+        with pytest.raises(BackendError, match="no chat template to put it in"):
+            make(plain_dir, system="Answer briefly.")
+        assert make(chat_dir, system="Answer briefly.").params["system"] == "Answer briefly."

@@ -98,8 +98,6 @@ def hf_model(
     _check(model, tokenizer)
     chat_flag = as_bool_or_auto(chat, "chat")
     has_template = bool(getattr(tokenizer, "chat_template", None))
-    if system is not None and chat_flag is False:
-        raise BackendError("option system= needs the chat template (chat=auto or true)")
     dtype = _model_dtype(model)
     params = build_params(
         mode=str(mode),
@@ -112,8 +110,6 @@ def hf_model(
         system=None if system is None else str(system),
         add_bos_token=as_optional_bool(add_bos_token, "add_bos_token"),
     )
-    if system is not None and not params.get("chat"):
-        raise BackendError("option system=: the tokenizer has no chat template to put it in")
     from .hf_loading import LoadOptions, loaded_lm
 
     lm = loaded_lm(model, tokenizer, dtype)

@@ -399,8 +399,6 @@ def make_hf(
     require("torch", f"hf:{name}")  # a missing local-model stack names the extra to install
     model_dir = resolve_model_dir(name, None if revision is None else str(revision))
     chat_flag = as_bool_or_auto(chat, "chat")
-    if system is not None and chat_flag is False:
-        raise BackendError("option system= needs the chat template (chat=auto or true)")
     adapter = None
     if peft is not None:
         adapter = adapter_dir(str(peft))
@@ -418,8 +416,6 @@ def make_hf(
         system=None if system is None else str(system),
         add_bos_token=as_optional_bool(add_bos_token, "add_bos_token"),
     )
-    if system is not None and not params.get("chat"):
-        raise BackendError("option system=: the tokenizer has no chat template to put it in")
     if adapter is not None:
         params["adapter"] = {"fingerprint": model_fingerprint(adapter)}
     options = LoadOptions(

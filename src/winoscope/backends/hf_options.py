@@ -92,6 +92,8 @@ def build_params(
     if mode not in MODES:
         raise BackendError(f"option mode={mode!r}: expected one of {', '.join(MODES)}")
     params: dict[str, Any] = {"mode": mode, "dtype": dtype, **identity}
+    if system is not None and chat is False:
+        raise BackendError("option system= needs the chat template (chat=auto or true)")
     use_chat = has_chat_template() if chat == "auto" else bool(chat)
     if chat is True and not has_chat_template():
         raise BackendError("option chat=true: the tokenizer has no chat template")
@@ -111,4 +113,6 @@ def build_params(
     params["cloze"] = CLOZE_SCORING
     if add_bos_token is not None:
         params["add_bos_token"] = add_bos_token
+    if system is not None and not params.get("chat"):
+        raise BackendError("option system=: the tokenizer has no chat template to put it in")
     return params
