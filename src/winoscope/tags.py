@@ -97,13 +97,7 @@ def tag_sort_key(value: Any) -> tuple[int, float, str]:
 
 def format_tags(tags: Mapping[str, Any] | None) -> str:
     """``alpha=4 method=steer`` in the order given; empty when there are none."""
-    return " ".join(f"{k}={_show(v)}" for k, v in (tags or {}).items())
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return repr(value)
-    return str(value)
+    return " ".join(f"{k}={v}" for k, v in (tags or {}).items())
 
 
 def numeric_values(values: Iterable[Any]) -> list[float] | None:

@@ -205,3 +205,32 @@ def test_a_gaps_size_has_its_kind_direction_and_components_exactly() -> None:
     metric("tilt_aa_size", kind="gap", direction="lower", components=("a_score", "a_score"))
     for impostor in ("tilt_slip_rate", "tilt_other_gap", "tilt_aa_size"):
         assert absolute_twin("tilt_gap", [impostor, "tilt_gap"]) is None, impostor
+
+
+def test_every_page_prints_and_marks_by_the_same_rule() -> None:
+    """The run report's cells, the diff's and crosslingual's rows use the tolerance too."""
+    import pandas as pd
+
+    from winoscope.compare.crosslingual_report import ci_text, display_rows
+    from winoscope.report.tables import Cell, fmt, fmt_ci
+
+    assert fmt(-1e-17) == "0.000" and fmt_ci(1.1e-16, 0.5) == "[0.000, 0.500]"
+    assert not Cell(0.2, 1.1e-16, 0.5, 10, True).excludes_zero
+    assert Cell(0.2, 2e-9, 0.5, 10, True).direction == "pos"
+    assert ci_text(1.1e-16, 0.479) == "[+0.000, +0.479]"
+    row = {
+        "metric": "pro_accuracy",
+        "split": "macro",
+        "type": "macro",
+        "uk": 0.5,
+        "en": 0.4,
+        "diff": 0.1,
+        "ci_low": 1.1e-16,
+        "ci_high": 0.3,
+        "p_boot": 0.1,
+        "n_items": 8,
+    }
+    (shown,) = display_rows(pd.DataFrame([row]))
+    assert shown["excludes"] == "" and shown["ci"] == "[+0.000, +0.300]"
+    (shown,) = display_rows(pd.DataFrame([{**row, "ci_low": 0.01}]))
+    assert shown["excludes"] == "yes"

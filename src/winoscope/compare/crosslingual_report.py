@@ -44,10 +44,15 @@ from .crosslingual_result import CrosslingualResult
 GAPS = ("signed_bias_gap", "gender_gap")  # the families' signed gaps (WinoBias, WinoPron)
 
 
-def _num(x: Any, signed: bool = False) -> str:
+def _num(x: Any, digits: int = 3, signed: bool = False) -> str:
+    """A number for the tables (``–`` when missing), by the shared formatters: a value within
+    the decision tolerance of 0 prints as 0."""
+    from ..report.tables import fmt
+    from ..scoring.decision import fmt_signed
+
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
-    return f"{float(x):+.3f}" if signed else f"{float(x):.3f}"
+    return fmt_signed(x, digits) if signed else fmt(x, digits)
 
 
 def _p(x: Any) -> str:
@@ -56,11 +61,16 @@ def _p(x: Any) -> str:
 
 def ci_text(lo: float, hi: float) -> str:
     """``[+lo, +hi]``, or ``–`` without an interval."""
-    return "–" if math.isnan(lo) else f"[{lo:+.3f}, {hi:+.3f}]"
+    from ..scoring.decision import fmt_interval
+
+    return "–" if math.isnan(lo) else fmt_interval(lo, hi)
 
 
 def display_rows(table: pd.DataFrame) -> list[dict[str, str]]:
-    """Rows as display strings: metric, stratum, UK, EN, UK - EN, 95% CI, p, items."""
+    """Rows as display strings: metric, stratum, UK, EN, UK - EN, 95% CI, p, items; an interval
+    excludes 0 by the decision rule (a bound within 1e-9 of 0 includes it)."""
+    from ..scoring.decision import side
+
     return [
         {
             "metric": str(r.metric),
@@ -71,9 +81,7 @@ def display_rows(table: pd.DataFrame) -> list[dict[str, str]]:
             "ci": ci_text(float(r.ci_low), float(r.ci_high)),
             "p": _p(r.p_boot),
             "n": str(r.n_items),
-            "excludes": "yes"
-            if not math.isnan(r.ci_low) and (r.ci_low > 0 or r.ci_high < 0)
-            else "",
+            "excludes": "yes" if side(float(r.ci_low), float(r.ci_high)) else "",
             "gap": "yes" if r.metric in GAPS else "",
         }
         for r in table.itertuples(index=False)

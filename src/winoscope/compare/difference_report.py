@@ -41,9 +41,14 @@ from .diff_result import DiffResult, summary_rows
 
 
 def _num(x: Any, digits: int = 3, signed: bool = False) -> str:
+    """A number for the tables (``–`` when missing), by the shared formatters: a value within
+    the decision tolerance of 0 prints as 0."""
+    from ..report.tables import fmt
+    from ..scoring.decision import fmt_signed
+
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
-    return f"{float(x):+.{digits}f}" if signed else f"{float(x):.{digits}f}"
+    return fmt_signed(x, digits) if signed else fmt(x, digits)
 
 
 def _p(x: Any) -> str:

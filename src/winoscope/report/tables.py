@@ -23,13 +23,16 @@ def is_missing(x: Any) -> bool:
 
 
 def fmt(x: Any, digits: int = 3) -> str:
-    return "–" if is_missing(x) else f"{float(x):.{digits}f}"
+    """A number; one within the decision tolerance of 0 prints as 0 (never -0.000)."""
+    from ..scoring.decision import snap
+
+    return "–" if is_missing(x) else f"{snap(float(x)):.{digits}f}"
 
 
 def fmt_ci(lo: Any, hi: Any, digits: int = 3) -> str:
     if is_missing(lo) or is_missing(hi):
         return "–"
-    return f"[{float(lo):.{digits}f}, {float(hi):.{digits}f}]"
+    return f"[{fmt(lo, digits)}, {fmt(hi, digits)}]"
 
 
 @dataclass(frozen=True)
@@ -55,10 +58,12 @@ class Cell:
 
     @property
     def excludes_zero(self) -> bool:
-        """The interval lies strictly on one side of zero (used to mark gaps)."""
+        """The interval lies on one side of zero beyond the decision tolerance (marks gaps)."""
         if is_missing(self.ci_low) or is_missing(self.ci_high):
             return False
-        return self.ci_low > 0 or self.ci_high < 0
+        from ..scoring.decision import side
+
+        return side(float(self.ci_low), float(self.ci_high)) != 0
 
     @property
     def direction(self) -> str:
