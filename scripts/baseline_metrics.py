@@ -2,9 +2,12 @@
 
 A refactoring must leave every number as it was. ``write`` runs each task with each reference
 baseline that answers its requests, on the bundled sample and (when given) on the real English
-and Swedish data, and writes one ``metrics.csv`` per run under ``OUT``. ``check`` does the same
-into a temporary folder and compares every file with an earlier ``write``: same files, same
-rows, same values (exactly; NaN equals NaN). It exits 1 on the first difference it prints.
+and Swedish data, and writes one ``metrics.csv`` per run under ``OUT``. Beside them, one
+``requests__*.jsonl`` per task and data source holds every request of the task's default
+prompt, of each built-in prompt or cloze template, in both option orders: id, kind, row, item,
+order, prompt, options and content hash. ``check`` does the same into a temporary folder and
+compares every file with an earlier ``write``: same files, same rows, same values (exactly;
+NaN equals NaN). It exits 1 on the first difference it prints.
 
 Run:
     python scripts/baseline_metrics.py write OUT [--shared-data ../shared/data]
@@ -14,6 +17,8 @@ Run:
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -74,14 +79,90 @@ def write(out: Path, shared: Path | None) -> int:
             skipped += 1
             continue
         rr.metrics.to_csv(out / slug(task, model, data), index=False)
+    write_requests(out, shared)
     print(f"wrote {len(list(out.glob('*.csv')))} metrics tables to {out} ({skipped} skipped)")
     return 0
+
+
+def _templates(t: object) -> list[object]:
+    try:
+        from winoscope.prompt_templates import builtin_for
+    except ImportError:  # after the redesign: templates are registered by language
+        from winoscope.templates import builtin_for  # type: ignore[no-redef]
+    found = [getattr(t, "default_template", None)]
+    for cloze in (False, True):
+        with contextlib.suppress(Exception):
+            found += builtin_for(t, cloze_mode=cloze)
+    return [x for x in found if x is not None]
+
+
+def write_requests(out: Path, shared: Path | None) -> None:
+    """Every request each task builds from each of its sources under each built-in template."""
+    for name in TASKS.names():
+        t = TASKS.get(name)
+        sources: list[str | None] = [] if name in NO_SAMPLE else [None]
+        if shared is not None and name in REAL_DATA and (shared / REAL_DATA[name]).exists():
+            sources.append(str(shared / REAL_DATA[name]))
+        for data in sources:
+            try:
+                ds = t.load(data)
+            except Exception as exc:
+                print(f"skip requests {name} {data or 'sample'}: {exc}", file=sys.stderr)
+                continue
+            lines = []
+            for tmpl in _templates(t):
+                cloze = type(tmpl).__name__ == "ClozeTemplate"
+                build = t.build_cloze_requests if cloze else t.build_requests
+                if build is None:
+                    continue
+                for r in build(ds, tmpl):
+                    lines.append(
+                        json.dumps(
+                            {
+                                "template": getattr(tmpl, "name", ""),
+                                "id": r.request_id,
+                                "kind": r.kind,
+                                "row": r.row_id,
+                                "item": r.item_id,
+                                "order": r.order,
+                                "prompt": r.prompt,
+                                "options": [[o.label, o.text] for o in r.options],
+                                "hash": r.content_hash,
+                            },
+                            ensure_ascii=False,
+                        )
+                    )
+            where = "sample" if data is None else "real"
+            target = out / f"requests__{name.replace('/', '_')}__{where}.jsonl"
+            target.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def check(before: Path, shared: Path | None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         after = Path(tmp)
         write(after, shared)
+        for name in sorted(p.name for p in before.glob("requests__*.jsonl")):
+            a_lines = (before / name).read_text(encoding="utf-8").splitlines()
+            path_after = after / name
+            b_lines = (
+                path_after.read_text(encoding="utf-8").splitlines() if path_after.exists() else []
+            )
+            if a_lines != b_lines:
+                first = next(
+                    (i for i, (x, y) in enumerate(zip(a_lines, b_lines, strict=False)) if x != y),
+                    min(len(a_lines), len(b_lines)),
+                )
+                print(
+                    f"{name}: requests differ from line {first + 1} ({len(a_lines)} vs {len(b_lines)})"
+                )
+                return 1
+        n_requests = sum(
+            len((before / n).read_text(encoding="utf-8").splitlines())
+            for n in (p.name for p in before.glob("requests__*.jsonl"))
+        )
+        print(
+            f"identical requests: {n_requests} in {len(list(before.glob('requests__*.jsonl')))} files"
+        )
         names_before = {p.name for p in before.glob("*.csv")}
         names_after = {p.name for p in after.glob("*.csv")}
         if names_before != names_after:
