@@ -199,7 +199,7 @@ def main() -> None:
     elif args.model:
         model_dir = Path(args.model)
     else:
-        from winoscope.backends.gemma import ensure_float_model
+        from winoscope.backends.hf.gemma import ensure_float_model
 
         model_dir = ensure_float_model()
 

@@ -65,9 +65,9 @@ def gemma3_text_model(cfg: dict[str, Any], device: str, vocab: int | None = None
 
 
 def random_backend(model: Any, tokenizer: Any, device: str, batch_size: Any) -> Any:
-    from winoscope.backends.hf_loading import LoadedLM, LoadOptions, context_length, sliding_window
-    from winoscope.backends.hf_local import HFLocalBackend
-    from winoscope.backends.hf_options import as_batch_size, build_params
+    from winoscope.backends.hf.loading import LoadedLM, LoadOptions, context_length, sliding_window
+    from winoscope.backends.hf.local import HFLocalBackend
+    from winoscope.backends.hf.options import as_batch_size, build_params
 
     def no_files() -> Path:
         raise RuntimeError("the random model has no files")

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from winoscope.datasets.conll import read_conll
-from winoscope.datasets.winobias_en_conll import (
+from winoscope.families.winobias.conll_key import (
     CONDITIONS,
     SPLITS,
     TYPES,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from winoscope.datasets.winobias import UK as winobias_uk
+from winoscope.families.winobias.dataset import UK as winobias_uk
 
 
 def sample_frame() -> pd.DataFrame:

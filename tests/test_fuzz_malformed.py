@@ -24,9 +24,9 @@ from typer.testing import CliRunner
 
 from shared_paths import SHARED_DATA
 from winoscope.cli import app
-from winoscope.datasets import swewinogender
-from winoscope.datasets.winobias import UK as winobias_uk
-from winoscope.datasets.winopron import UK as winopron_uk
+from winoscope.families.swewinogender import dataset as swewinogender
+from winoscope.families.winobias.dataset import UK as winobias_uk
+from winoscope.families.winopron.dataset import UK as winopron_uk
 
 HUGE = "x" * 300_000
 WHERE = re.compile(r"\b(row|line)s? \d+")

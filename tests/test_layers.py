@@ -2,19 +2,25 @@
 
 Each module's imports are read with :mod:`ast` (at module level, inside functions and under
 ``TYPE_CHECKING`` alike: a lazy or type-only import is still a dependency) and mapped to their
-*unit*: the package below ``winoscope`` (``datasets``, ``report`` ...) or the top-level module
-(``runner``, ``results`` ...). A unit may import from units in lower layers only; units of the
-same layer do not import each other. The order, bottom first:
+*unit*: the package below ``winoscope`` (``datasets``, ``report`` ...), the top-level module
+(``runner``, ``results`` ...) or a subpackage named in :data:`SUBUNITS`. A unit may import from
+units in lower layers only; units of the same layer do not import each other. The order, bottom
+first:
 
 - foundation: the version, errors, records, the registry, languages, JSON files, extras, tags
 - the local stand-ins for tests (``testing``: they answer with records) beside datasets
 - datasets (loading and validating rows), then protocols (requests in, predictions out)
 - occupations (real-world shares, corpus association), then scoring
 - backends, then tasks (a name bound to loader, protocol and scorer)
-- the result objects and the thin API over tasks, then report (writes results)
-- runner (makes results and asks report to write them), then prompt sensitivity and the demo
-- compare (reads run directories), sweep (runs and compares), cli, and the package's lazy
-  ``__init__``
+- the result objects, the run's config and the thin API over tasks, then the run's plan and
+  record stages, then report (writes results)
+- runner (the stages in order; asks report to write), beside the occupation pipelines (a corpus
+  scan or a correlation, with their figures); then prompt sensitivity and the demo
+- compare (reads run directories), sweep (runs and compares)
+- the families (``families/<name>/``: data, checks, tasks, scorer, cross-lingual join) beside
+  cli: nothing below imports a family and the command line does not either; both reach the
+  families through the registries, which import ``winoscope.families.registration`` by name
+- the package's lazy ``__init__``
 """
 
 from __future__ import annotations
@@ -35,13 +41,17 @@ LAYERS: list[set[str]] = [
     {"scoring"},
     {"backends"},
     {"tasks"},
-    {"prompt_templates", "results", "api", "runner_outcome"},
+    {"prompt_templates", "results", "api", "runner_outcome", "run_config"},
+    {"run_plan"},
+    {"run_record"},
     {"report"},
-    {"runner"},
+    {"runner", "occupations.pipeline"},
     {"sensitivity", "demo"},
     {"compare"},
     {"sweep"},
-    {"cli"},
+    # the families sit beside the command line: neither imports the other, and nothing below
+    # imports a family (the registries import winoscope.families.registration by name)
+    {"cli", "families"},
     {"__init__", "__main__"},
 ]
 
@@ -81,9 +91,20 @@ def imports_of(path: Path, src: Path = SRC) -> set[str]:
     return {f for f in found if f == "winoscope" or f.startswith("winoscope.")}
 
 
+# subpackages that sit in another layer than their package: the occupation pipelines run a scan
+# or read a run and draw the report's figures, above report, while occupations' data and
+# statistics sit below scoring
+SUBUNITS = ("occupations.pipeline",)
+
+
 def unit(name: str) -> str:
     parts = name.split(".")
-    return "__init__" if len(parts) == 1 else parts[1]
+    if len(parts) == 1:
+        return "__init__"
+    for sub in SUBUNITS:
+        if ".".join(parts[1:]).startswith(sub):
+            return sub
+    return parts[1]
 
 
 def layer_of() -> dict[str, int]:

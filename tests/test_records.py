@@ -11,12 +11,12 @@ import pytest
 from winoscope.backends import create_backend
 from winoscope.datasets.base import Dataset
 from winoscope.datasets.sources import SourceInfo
+from winoscope.families.winobias.tasks import winobias_task
 from winoscope.protocols.choice_rows import choice_rows, plain_wording
 from winoscope.protocols.forced_choice import EN_DEFAULT, build_requests
 from winoscope.records import Item, Mention, Option, Request
 from winoscope.tasks import get_task
 from winoscope.tasks.base import DatasetAccess
-from winoscope.tasks.winobias import winobias_task
 
 # sha256 of (kind, prompt, option labels and texts), computed before Request.meta became
 # Request.item: stored answers keyed by these hashes must still resume

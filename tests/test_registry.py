@@ -1,7 +1,8 @@
-"""The registry's discovery: modules of a package found by a walk, imported on first look-up.
+"""The registry's discovery: one registration module imported by name on the first look-up.
 
-A real package is written into ``tmp_path`` (its ``__init__`` holds a registry; two modules
-register, one helper does not and fails if imported) and imported from there.
+A real package is written into ``tmp_path`` (its ``__init__`` holds a registry whose
+registration module imports two registering modules by name; a third module, which fails if
+imported, is not named) and imported from there. Nothing reads source text or walks folders.
 """
 
 from __future__ import annotations
@@ -14,12 +15,15 @@ from pathlib import Path
 import pytest
 
 from winoscope.errors import TaskError
-from winoscope.registry import Registry, builtin_modules
+from winoscope.registry import Registry
 
 INIT = """
 from winoscope.registry import Registry
 THINGS = Registry("thing")
-THINGS.discover_with(__name__, "winoscope.test-no-such-group", registers=r"THINGS\\.add")
+THINGS.discover_with(__name__ + ".registration", "winoscope.test-no-such-group")
+"""
+REGISTRATION = """
+from . import alpha, beta  # noqa: F401
 """
 ALPHA = """
 from . import THINGS
@@ -34,10 +38,11 @@ raise RuntimeError("a module that registers nothing is not imported")
 """
 
 
-def write_package(root: Path, name: str, **modules: str) -> None:
+def write_package(root: Path, name: str, registration: str = REGISTRATION, **modules: str) -> None:
     pkg = root / name
     pkg.mkdir()
     (pkg / "__init__.py").write_text(INIT, encoding="utf-8")
+    (pkg / "registration.py").write_text(registration, encoding="utf-8")
     for mod, text in modules.items():
         (pkg / f"{mod}.py").write_text(text, encoding="utf-8")
 
@@ -51,20 +56,32 @@ def on_path(tmp_path: Path):  # type: ignore[no-untyped-def]
         del sys.modules[m]
 
 
-def test_walk_imports_registering_modules_on_first_lookup(on_path: Path) -> None:
+def test_registration_module_imports_named_modules_on_first_lookup(on_path: Path) -> None:
     write_package(on_path, "regdemo", alpha=ALPHA, beta=BETA, helper=HELPER)
     import regdemo
 
     assert "regdemo.alpha" not in sys.modules  # nothing imported before a look-up
     assert regdemo.THINGS.names() == ["alpha", "beta"]
     assert regdemo.THINGS.get("beta") == 2
-    assert "regdemo.helper" not in sys.modules
-    assert builtin_modules("regdemo") == ["regdemo.alpha", "regdemo.beta", "regdemo.helper"]
+    assert "regdemo.helper" not in sys.modules  # a module the registration does not name
+
+
+def test_registry_sources_hold_no_source_reading_or_frames() -> None:
+    """Discovery and metric declarations name modules explicitly: no module of the package
+    reads Python source to decide what to import, or inspects a caller's frame."""
+    src = Path(__file__).resolve().parents[1] / "src" / "winoscope"
+    found = [
+        f"{p.relative_to(src)}: {needle}"
+        for p in sorted(src.rglob("*.py"))
+        for needle in ("_getframe", "get_source(", "iter_modules(", "inspect.stack")
+        if needle in p.read_text(encoding="utf-8")
+    ]
+    assert found == []
 
 
 def test_failed_discovery_is_reported_again_on_the_next_lookup(on_path: Path) -> None:
     broken = "from . import THINGS\nTHINGS.add('gamma', 3)\nraise ValueError('bad module')\n"
-    write_package(on_path, "regdemo", gamma=broken)
+    write_package(on_path, "regdemo", registration="from . import gamma\n", gamma=broken)
     import regdemo
 
     for _ in range(2):
@@ -99,18 +116,39 @@ def test_tasks_and_backends_load_on_first_lookup() -> None:
     assert done.stdout.split("\n")[:2] == ["[] []", "True True"]
 
 
-def test_backend_walk_skips_no_registering_module() -> None:
+def test_every_registering_backend_module_is_named_by_the_registration() -> None:
     """Importing every backends module afterwards (torch included) registers nothing more than
-    the filtered walk found."""
+    the registration module did: no backend kind is left out of it."""
     probe = textwrap.dedent(
         """
-        import importlib, pkgutil
+        import importlib, pathlib
         import winoscope.backends as b
         found = b.BACKENDS.names()
-        for m in pkgutil.iter_modules(b.__path__):
-            importlib.import_module("winoscope.backends." + m.name)
+        root = pathlib.Path(b.__file__).parent
+        for p in sorted(root.rglob("*.py")):
+            rel = p.relative_to(root.parent.parent).with_suffix("")
+            importlib.import_module(".".join(rel.parts).removesuffix(".__init__"))
         print(found == sorted(b.BACKENDS._items), found)
         """
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.startswith("True ["), done.stdout
+
+
+def test_every_task_module_is_named_by_the_registration() -> None:
+    """The same for tasks: importing every module of the families afterwards adds no task."""
+    probe = textwrap.dedent(
+        """
+        import importlib, pathlib
+        import winoscope.families as f
+        from winoscope.tasks import TASKS
+        found = TASKS.names()
+        root = pathlib.Path(f.__file__).parent
+        for p in sorted(root.rglob("*.py")):
+            rel = p.relative_to(root.parent.parent).with_suffix("")
+            importlib.import_module(".".join(rel.parts).removesuffix(".__init__"))
+        print(found == sorted(TASKS._items), len(found))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.startswith("True "), done.stdout

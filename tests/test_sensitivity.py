@@ -23,7 +23,7 @@ from winoscope import prompt_templates as reg
 from winoscope.cli import app
 from winoscope.errors import TaskError
 from winoscope.runner import run
-from winoscope.scoring.templates import TEMPLATE_STREAM, two_level_interval
+from winoscope.scoring.across_prompts import TEMPLATE_STREAM, two_level_interval
 from winoscope.sensitivity import run_templates
 from winoscope.tasks import TASKS
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from .backends import gemma
 from .backends.baselines import PICKERS
+from .backends.hf import gemma
 from .report.markdown import fmt
 from .results import RunResult
 from .runner import run

@@ -8,7 +8,9 @@ template text itself; :func:`resolve` decides which, and a value that looks like
 but is not registered is an error naming the registered ones (a typo must not be sent to a
 model as a one-line prompt).
 
-Three kinds: ``choice`` (lettered forced choice with ``{sentence}``, ``{pronoun}``,
+The templates are the languages' (``Language.wordings``: :mod:`winoscope.languages.uk.prompts`
+and the others), so every task in a language may be asked through them, and a new language
+brings its own. Three kinds: ``choice`` (lettered forced choice with ``{sentence}``, ``{pronoun}``,
 ``{option_a}``, ``{option_b}``), ``nli`` (SweWinogender's premise/hypothesis question with
 ``{hypothesis}`` instead of ``{pronoun}``) and ``cloze`` (``protocols.cloze``: ending in
 ``{candidate}``). The task defaults keep their names (``uk-default-v1``, ``en-default-v1``,
@@ -26,24 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import TaskError
-from .protocols import cloze
+from .languages import LANGUAGES, Wording
 from .protocols.cloze import ClozeTemplate
-from .protocols.forced_choice import UK_DEFAULT, PromptTemplate
+from .protocols.forced_choice import PromptTemplate
 
 KINDS = ("choice", "nli", "cloze")
 NLI_PLACEHOLDERS = frozenset({"sentence", "hypothesis", "option_a", "option_b"})
 FILE_SUFFIXES = {".txt", ".tmpl", ".prompt"}
 # what a template name looks like: lower-case words joined by '-', ending in a version
 _NAME = re.compile(r"\A[a-z0-9]+(?:-[a-z0-9]+)*-v[0-9]+\Z")
-# task family -> language of its prompts (coreference resolvers take no prompt)
-LANGUAGES = {
-    "winobias-uk": "uk",
-    "winopron-uk": "uk",
-    "winobias-en": "en",
-    "winogender-en": "en",
-    "winopron-en": "en",
-    "swewinogender": "sv",
-}
 
 
 @dataclass(frozen=True)
@@ -60,172 +53,33 @@ class NamedTemplate:
         return self.template.name
 
 
-def _choice(text: str, name: str) -> PromptTemplate:
-    return PromptTemplate(text, name=name)
+def _template(wording: Wording) -> PromptTemplate | ClozeTemplate:
+    if wording.kind == "cloze":
+        return ClozeTemplate(wording.text, name=wording.name)
+    if wording.kind == "nli":
+        return PromptTemplate(wording.text, name=wording.name, allowed=NLI_PLACEHOLDERS)
+    return PromptTemplate(wording.text, name=wording.name)
 
-
-def _nli(text: str, name: str) -> PromptTemplate:
-    return PromptTemplate(text, name=name, allowed=NLI_PLACEHOLDERS)
-
-
-def _defaults() -> list[NamedTemplate]:
-    """The task defaults, imported from the task modules so their texts stay the same object."""
-    from .protocols.forced_choice import EN_DEFAULT
-    from .tasks.swewinogender import SV_NLI, SV_RESOLUTION
-    from .tasks.winopron import UK_FALLBACK
-
-    return [
-        NamedTemplate("uk", "choice", UK_DEFAULT, "WinoBias-UK default: instruction line"),
-        NamedTemplate("uk", "choice", UK_FALLBACK, "WinoPron-UK wording: answer with a letter"),
-        NamedTemplate("en", "choice", EN_DEFAULT, "English default: instruction line"),
-        NamedTemplate("sv", "choice", SV_RESOLUTION, "SweWinogender resolution default"),
-        NamedTemplate("sv", "nli", SV_NLI, "SweWinogender NLI default"),
-        NamedTemplate("en", "cloze", cloze.EN_CLOZE, "lm-evaluation-harness Winogender"),
-        NamedTemplate("uk", "cloze", cloze.UK_CLOZE, "Ukrainian cloze default"),
-        NamedTemplate("sv", "cloze", cloze.SV_CLOZE, "Swedish cloze default"),
-    ]
-
-
-ALTERNATIVES = [
-    NamedTemplate(
-        "uk",
-        "choice",
-        _choice(
-            "{sentence}\nЗайменник «{pronoun}» позначає:\nA. {option_a}\nB. {option_b}\nВідповідь:",
-            "uk-plain-v1",
-        ),
-        "the sentence, then the options; no instruction",
-    ),
-    NamedTemplate(
-        "uk",
-        "choice",
-        _choice(
-            "Речення: {sentence}\n"
-            "Питання: на кого вказує займенник «{pronoun}» у цьому реченні?\n"
-            "A. {option_a}\nB. {option_b}\n"
-            "Відповідайте однією літерою (A або B).\nВідповідь:",
-            "uk-question-v1",
-        ),
-        "question and answer with an explicit answer format",
-    ),
-    NamedTemplate(
-        "en",
-        "choice",
-        _choice(
-            '{sentence}\nThe pronoun "{pronoun}" refers to:\nA. {option_a}\nB. {option_b}\nAnswer:',
-            "en-plain-v1",
-        ),
-        "the sentence, then the options; no instruction",
-    ),
-    NamedTemplate(
-        "en",
-        "choice",
-        _choice(
-            "Sentence: {sentence}\n"
-            'Question: In this sentence, who does "{pronoun}" refer to?\n'
-            "A. {option_a}\nB. {option_b}\n"
-            "Answer with one letter (A or B).\nAnswer:",
-            "en-question-v1",
-        ),
-        "question and answer with an explicit answer format",
-    ),
-    NamedTemplate(
-        "sv",
-        "choice",
-        _choice(
-            "{sentence}\nPronomenet «{pronoun}» syftar på:\nA. {option_a}\nB. {option_b}\nSvar:",
-            "sv-plain-v1",
-        ),
-        "the sentence, then the options; no instruction",
-    ),
-    NamedTemplate(
-        "sv",
-        "choice",
-        _choice(
-            "Mening: {sentence}\n"
-            "Fråga: Vem syftar «{pronoun}» på i den här meningen?\n"
-            "A. {option_a}\nB. {option_b}\n"
-            "Svara med en bokstav (A eller B).\nSvar:",
-            "sv-question-v1",
-        ),
-        "question and answer with an explicit answer format",
-    ),
-    NamedTemplate(
-        "sv",
-        "nli",
-        _nli(
-            "Premiss: {sentence}\nHypotes: {hypothesis}\nFöljer hypotesen av premissen?\n"
-            "A. {option_a}\nB. {option_b}\nSvar:",
-            "sv-nli-plain-v1",
-        ),
-        "premise and hypothesis, then the question",
-    ),
-    NamedTemplate(
-        "sv",
-        "nli",
-        _nli(
-            "{sentence}\nFråga: Följer påståendet ”{hypothesis}” av texten ovan?\n"
-            "A. {option_a}\nB. {option_b}\n"
-            "Svara med en bokstav (A eller B).\nSvar:",
-            "sv-nli-question-v1",
-        ),
-        "question and answer with an explicit answer format",
-    ),
-    NamedTemplate(
-        "en",
-        "cloze",
-        ClozeTemplate("{sentence} Here, ‘{pronoun}’ means the {candidate}", "en-cloze-here-v1"),
-        "short restatement after the sentence",
-    ),
-    NamedTemplate(
-        "en",
-        "cloze",
-        ClozeTemplate(
-            "{sentence} In this sentence, the person called ‘{pronoun}’ is the {candidate}",
-            "en-cloze-person-v1",
-        ),
-        "the pronoun as a person",
-    ),
-    NamedTemplate(
-        "uk",
-        "cloze",
-        ClozeTemplate(
-            "{sentence} У цьому реченні «{pronoun}» — це {candidate}", "uk-cloze-sentence-v1"
-        ),
-        "'in this sentence' restatement, candidate in the nominative",
-    ),
-    NamedTemplate(
-        "uk",
-        "cloze",
-        ClozeTemplate("{sentence} Хто тут «{pronoun}»? Відповідь: {candidate}", "uk-cloze-who-v1"),
-        "question and answer, candidate in the nominative",
-    ),
-    NamedTemplate(
-        "sv",
-        "cloze",
-        ClozeTemplate(
-            "{sentence} I den här meningen är ”{pronoun}” {candidate}", "sv-cloze-sentence-v1"
-        ),
-        "'in this sentence' restatement, candidate in the definite form",
-    ),
-    NamedTemplate(
-        "sv",
-        "cloze",
-        ClozeTemplate("{sentence} Vem är ”{pronoun}” här? Svar: {candidate}", "sv-cloze-who-v1"),
-        "question and answer, candidate in the definite form",
-    ),
-]
 
 _REGISTRY: dict[str, NamedTemplate] = {}
+_BUILT_FOR: list[tuple[int, ...]] = []
 
 
 def registry() -> dict[str, NamedTemplate]:
-    """Every registered template by name (built on first use: the defaults live in tasks)."""
-    if not _REGISTRY:
-        for entry in _defaults() + ALTERNATIVES:
-            if entry.name in _REGISTRY:
-                raise TaskError(f"template name {entry.name} registered twice")
-            _REGISTRY[entry.name] = entry
+    """Every registered template by name: each registered language's wordings, in the order
+    the language lists them (rebuilt when a language is registered after the first use)."""
+    langs = list(LANGUAGES.values())
+    key = tuple(id(lang) for lang in langs)
+    if not _BUILT_FOR or _BUILT_FOR[0] != key:
+        _REGISTRY.clear()
+        for lang in langs:
+            for wording in lang.wordings:
+                if wording.name in _REGISTRY:
+                    raise TaskError(f"template name {wording.name} registered twice")
+                _REGISTRY[wording.name] = NamedTemplate(
+                    lang.code, wording.kind, _template(wording), wording.description
+                )
+        _BUILT_FOR[:] = [key]
     return _REGISTRY
 
 
@@ -256,14 +110,17 @@ def task_kind(task: object, cloze_mode: bool) -> str:
 
 
 def task_language(task: object) -> str:
-    family = str(getattr(task, "family", ""))
-    if family not in LANGUAGES or getattr(task, "protocol", "") == "coref":
-        able = ", ".join(sorted(LANGUAGES))
+    """The language whose templates a task may be asked through: the task's ``language``
+    (a resolver-protocol task takes no prompt)."""
+    code = str(getattr(task, "language", "") or "")
+    if not code or getattr(task, "protocol", "") == "coref" or code not in LANGUAGES:
+        with_prompts = sorted({e.language for e in registry().values()})
         raise TaskError(
-            f"task {getattr(task, 'name', family)} has no prompt templates to vary (tasks with "
-            f"prompts: {able})"
+            f"task {getattr(task, 'name', '?')} has no prompt templates to vary (it declares "
+            f"{'language ' + repr(code) if code else 'no language'}; languages with templates: "
+            f"{', '.join(with_prompts)})"
         )
-    return LANGUAGES[family]
+    return code
 
 
 def builtin_for(task: object, cloze_mode: bool = False) -> list[PromptTemplate | ClozeTemplate]:

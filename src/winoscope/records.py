@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 # one encoder for every hash (json.dumps with options builds a new one per call)
 _CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
@@ -192,3 +192,23 @@ class Response:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+
+# the protocols a backend may answer: lettered forced choice, its NLI form, the resolver
+# protocol (clusters for a document) and cloze (log-likelihoods of continuations)
+PROTOCOLS = ("forced_choice", "nli_forced_choice", "coref", "cloze")
+CHOICE_PROTOCOLS = frozenset({"forced_choice", "nli_forced_choice"})
+
+
+@dataclass(frozen=True)
+class Description:
+    """What a backend says about itself for the manifest, beyond ``params`` (its identity).
+
+    ``runtime``: how the work was spread (device, dtype, batch size used ...), not part of the
+    store's key; ``transport``: how it was reached (HTTP session, proxy, TLS, retries);
+    ``output``: what a file of answers held (a resolver's output: matched documents).
+    """
+
+    runtime: Mapping[str, Any] = field(default_factory=dict)
+    transport: Mapping[str, Any] | None = None
+    output: Mapping[str, Any] | None = None

@@ -1,20 +1,19 @@
 """A tiny name -> object registry used for tasks and backends, filled on first look-up.
 
 Components register themselves with a decorator (``@backend("hf")``, ``task(Task(...))``), so
-the registry is the table of contents and no list of names is maintained by hand. Which modules
-get imported is not listed either: :meth:`Registry.discover_with` names a package whose modules
-are all imported (a walk with :func:`pkgutil.iter_modules`) and an entry-point group through
-which installed distributions add their own (``[project.entry-points."winoscope.tasks"]``, see
-docs/plugins.md). Both happen on the first look-up (:meth:`~Registry.get`,
-:meth:`~Registry.names`, ``in``, iteration), so importing the registry's package stays cheap.
+the registry is the table of contents. Which modules get imported is said by one registration
+module per registry, which imports the built-in components by name (``winoscope.families``
+for tasks, ``winoscope.backends.registration`` for backends), and by an entry-point group
+through which installed distributions add their own (``[project.entry-points."winoscope.tasks"]``,
+see docs/plugins.md). Nothing is found by reading source text or walking folders. Both happen on
+the first look-up (:meth:`~Registry.get`, :meth:`~Registry.names`, ``in``, iteration), so
+importing the registry's package stays cheap, and the package that owns a registry never
+imports the modules it registers (the registration module is imported by name).
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
-import pkgutil
-import re
 import types
 from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar
@@ -51,13 +50,13 @@ class Registry(Generic[T]):
         self.register(name)(obj)
 
     def discover_with(
-        self, package: str, group: str, adopt: Adopt | None = None, registers: str = ""
+        self, registration: str | None, group: str, adopt: Adopt | None = None
     ) -> None:
-        """On the first look-up, import the modules of ``package`` and load every entry point
-        of ``group`` (see :func:`discover`; ``registers``: the pattern of a registration)."""
+        """On the first look-up, import the module ``registration`` (which imports the built-in
+        components) and load every entry point of ``group`` (see :func:`discover`)."""
 
         def run() -> None:
-            discover(package, group, self, adopt, registers)
+            discover(registration, group, self, adopt)
 
         self._discover = run
         self._discovered = False
@@ -93,38 +92,6 @@ class Registry(Generic[T]):
         return iter(sorted(self._items))
 
 
-def builtin_modules(package: str, registers: str = "") -> list[str]:
-    """The modules and subpackages of ``package`` that may register something, by name.
-
-    With a ``registers`` pattern (``@backend\\(|BACKENDS\\.``) a module whose source never
-    matches it cannot register anything and is left unimported: helper modules such as
-    ``backends.lm_scoring`` import torch at module level, which a look-up of
-    ``baseline:agreement`` must not pay for. A module without readable source is imported.
-    """
-    pkg = importlib.import_module(package)
-    names = sorted(
-        f"{package}.{m.name}"
-        for m in pkgutil.iter_modules(pkg.__path__)
-        if not m.name.startswith("_")
-    )
-    if not registers:
-        return names
-    pattern = re.compile(registers)
-    return [n for n in names if _source_matches(n, pattern)]
-
-
-def _source_matches(name: str, pattern: re.Pattern[str]) -> bool:
-    spec = importlib.util.find_spec(name)
-    loader = getattr(spec, "loader", None)
-    try:
-        source = loader.get_source(name) if loader is not None else None  # type: ignore[attr-defined]
-    except (ImportError, OSError):
-        source = None
-    if spec is not None and spec.submodule_search_locations is not None:
-        return True  # a subpackage: its modules are not walked, so import it
-    return source is None or pattern.search(source) is not None
-
-
 def entry_point_label(ep: Any) -> str:
     dist = getattr(ep, "dist", None)
     where = (
@@ -136,10 +103,10 @@ def entry_point_label(ep: Any) -> str:
 
 
 def discover(
-    package: str, group: str, registry: Registry[Any], adopt: Adopt | None, registers: str = ""
+    registration: str | None, group: str, registry: Registry[Any], adopt: Adopt | None
 ) -> None:
-    """Import the built-in modules of ``package`` (those whose source matches ``registers``,
-    see :func:`builtin_modules`), then load every entry point of ``group``.
+    """Import the registration module of the built-in components, then load every entry point
+    of ``group``.
 
     An entry point may name a module (``winoscope_plugin_demo.tasks``: importing it registers
     what it defines with the usual decorator) or an object (``winoscope_plugin_demo:TASK``),
@@ -149,8 +116,8 @@ def discover(
     """
     from importlib.metadata import entry_points
 
-    for name in builtin_modules(package, registers):
-        importlib.import_module(name)
+    if registration:
+        importlib.import_module(registration)
     for ep in sorted(entry_points(group=group), key=lambda e: (e.name, e.value)):
         try:
             obj = ep.load()

@@ -74,7 +74,7 @@ class SensitivityResult:
     """A prompt-sensitivity run: the runs per template and the metrics across them.
 
     ``per_template``: tidy metrics with a ``template`` column; ``summary``: one row per overall
-    metric (``winoscope.scoring.templates.SUMMARY_COLUMNS``); ``runs``: the single-template
+    metric (``winoscope.scoring.across_prompts.SUMMARY_COLUMNS``); ``runs``: the single-template
     :class:`RunResult` objects in template order."""
 
     task: Task

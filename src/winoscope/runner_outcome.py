@@ -75,6 +75,7 @@ def build_manifest(
     n_errors: int,
     started: float,
     settings: Mapping[str, Any] | None = None,
+    runtime: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The run's manifest; ``settings`` (the scorer's) name the bootstrap's resampling unit."""
     settings = settings or {}
@@ -99,7 +100,7 @@ def build_manifest(
             "name": backend.model,
             "params": backend.params,
             # how the work was spread (device, batch size ...); not part of the store's key
-            "runtime": dict(getattr(backend, "runtime", None) or {}),
+            "runtime": dict(runtime if runtime is not None else backend.describe().runtime),
         },
         "prompt_template": None
         if template is None

@@ -17,7 +17,7 @@ rerun resumes each). Each template's run is a normal run directory ``OUT/<templa
   ``plots/template_metrics.{png,svg}`` (one panel per headline metric, one row per template).
 
 The mean's interval resamples templates and then the task's own units (a two-level bootstrap,
-:mod:`winoscope.scoring.templates`). It relies on every template's scorer drawing the same item
+:mod:`winoscope.scoring.across_prompts`). It relies on every template's scorer drawing the same item
 resamples (same rows, same seed); the digests of the drawn weights are compared and the
 manifest's ``bootstrap.items_resampled_jointly`` says whether they agreed (they differ only when
 templates scored different rows, e.g. after failed requests that ``--failed exclude`` left out).
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,15 +38,17 @@ import pandas as pd
 
 from . import prompt_templates as registry
 from ._version import __version__
-from .backends import Backend, create_backend, model_label
+from .backends import Backend, model_label
+from .datasets.base import Dataset
 from .errors import TaskError
 from .protocols.cloze import ClozeTemplate
 from .protocols.forced_choice import PromptTemplate
 from .results import RunResult, SensitivityResult
-from .runner import response_store_path
+from .run_config import RunConfig
+from .run_plan import choose_protocol, make_backend, response_store_path
 from .runner import run as run_one
 from .runner_outcome import check_failed_share
-from .scoring.templates import TEMPLATE_STREAM, summarise
+from .scoring.across_prompts import TEMPLATE_STREAM, summarise
 from .tasks import Task, get_task
 
 BUILTIN = "builtin"  # a templates entry that stands for the task's built-in set
@@ -100,27 +102,10 @@ def resolve_templates(
 
 
 def run_templates(
-    task: str | Task,
-    model: str | Backend,
+    task: str | Task | RunConfig,
+    model: str | Backend | None = None,
     templates: Sequence[str | Path | Template] | None = None,
-    *,
-    data: str | Path | None = None,
-    out: str | Path | None = None,
-    seed: int = 0,
-    n_boot: int = 2000,
-    revision: str | None = None,
-    split: str | None = None,
-    quiet: bool = True,
-    backend_options: Mapping[str, Any] | None = None,
-    store: str | Path | bool | None = None,
-    resume: bool = True,
-    strict: bool = False,
-    keep_unpaired: bool = False,
-    failed: str = "exclude",
-    labels: str | None = None,
-    alpha_invalid: str | None = None,
-    max_failed_share: float = 0.0,
-    **options: Any,
+    **settings: Any,
 ) -> SensitivityResult:
     """Evaluate ``model`` on ``task`` through every template (module docstring).
 
@@ -130,53 +115,52 @@ def run_templates(
 
     ``templates`` are registered names (:mod:`winoscope.prompt_templates`), files, texts or
     template objects; ``None`` (or the entry ``"builtin"``) asks the task's built-in templates.
-    Every other argument (``options`` too) is that of :func:`winoscope.run`, applied to each
-    template's run.
+    The settings are those of :func:`winoscope.run` (a :class:`~winoscope.run_config.RunConfig`
+    or its fields as keywords), applied to each template's run; ``out`` is the folder holding
+    one run directory per template.
     """
     from .scoring.paired import capture_replicates
 
+    if isinstance(task, RunConfig):
+        base = task.but(**settings) if settings else task
+    else:
+        if model is None:
+            raise TypeError("run_templates() needs a task and a model (or one RunConfig)")
+        base = RunConfig(task, model, **settings)
     started = time.time()
-    check_failed_share(max_failed_share)
-    t = get_task(task) if isinstance(task, str) else task
-    backend = (
-        model
-        if not isinstance(model, str)
-        else create_backend(model, seed=seed, **dict(backend_options or {}))
-    )
-    cloze_mode = str(backend.params.get("mode", "")) == "cloze"
-    chosen = resolve_templates(t, templates, cloze_mode=cloze_mode)
-    ds = t.load(data, revision=revision, split=split)  # once for every template's run
-    out_dir = None if out is None else Path(out)
-    store_path = (
-        response_store_path(store, out_dir) if getattr(backend, "cacheable", True) else None
-    )
+    check_failed_share(base.max_failed_share)
+    t = get_task(base.task) if isinstance(base.task, str) else base.task
+    backend = make_backend(base)
+    protocol = choose_protocol(t, backend, base.protocol)
+    chosen = resolve_templates(t, templates, cloze_mode=protocol == "cloze")
+    data = base.data
+    ds = (
+        data
+        if isinstance(data, Dataset)
+        else t.load(data, revision=base.revision, split=base.split)
+    )  # once for every template's run
+    out_dir = None if base.out is None else Path(base.out)
+    store_path = response_store_path(base.store, out_dir) if backend.cacheable else None
     runs: list[RunResult] = []
     captured: list[tuple[str, pd.DataFrame, dict[tuple[str, str, str], np.ndarray]]] = []
     draws: list[list[tuple[int, int, str]]] = []
     for tmpl in chosen:
         with capture_replicates() as sink:
             rr = run_one(
-                t,
-                backend,
-                data=ds,
-                out=None if out_dir is None else out_dir / run_dir_name(tmpl.name),
-                seed=seed,
-                template=tmpl,
-                n_boot=n_boot,
-                quiet=quiet,
-                store=store_path if store_path is not None else False,
-                resume=resume,
-                strict=strict,
-                keep_unpaired=keep_unpaired,
-                failed=failed,
-                labels=labels,
-                alpha_invalid=alpha_invalid,
-                max_failed_share=max_failed_share,
-                **options,
+                base.but(
+                    task=t,
+                    model=backend,
+                    data=ds,
+                    out=None if out_dir is None else out_dir / run_dir_name(tmpl.name),
+                    template=tmpl,
+                    protocol=protocol,
+                    store=store_path if store_path is not None else False,
+                )
             )
         runs.append(rr)
         captured.append((tmpl.name, rr.metrics, dict(sink.replicates)))
         draws.append(list(sink.draws))
+    seed, n_boot = base.seed, base.n_boot
     summary = summarise(captured, n_boot=n_boot, seed=seed)
     per_template = pd.concat(
         [m.assign(template=name) for name, m, _ in captured], ignore_index=True
@@ -276,11 +260,3 @@ def sensitivity_manifest(
         "validation": first.get("validation"),
         "outcome": combined_outcome(runs),
     }
-
-
-def run_for_cli(
-    task: str, model: str, *, template: Sequence[str], **kwargs: Any
-) -> SensitivityResult:
-    """``winoscope run`` with several ``--template`` (or ``--templates``): the same keywords
-    as :func:`winoscope.run`."""
-    return run_templates(task, model, list(template) or None, **kwargs)

@@ -38,6 +38,7 @@ import pandas as pd
 
 from .errors import TaskError
 from .results import SweepResult
+from .run_config import RunConfig
 from .tags import format_tags, normalize_tags, tag_sort_key, tag_value
 
 SWEEP_COLUMNS = [
@@ -169,6 +170,7 @@ def sweep(
     n_boot: int = 2000,
     seed: int = 0,
     quiet: bool = True,
+    config: RunConfig | None = None,
     **run_options: Any,
 ) -> SweepResult:
     """Run ``tasks`` at every point and compare each point with ``reference`` (module doc).
@@ -179,13 +181,17 @@ def sweep(
     ...                     key="alpha", reference=0, out="sweeps/steer")
 
     ``run_options`` go to every :func:`winoscope.run` (``data``, ``limit``,
-    ``backend_options`` ...); ``tags`` are added to every point's own ``{key: value}``.
+    ``scorer_options`` ...), or ``config`` (a :class:`~winoscope.run_config.RunConfig`) gives
+    every point's settings, its task, model, ``out`` and tags replaced by the point's; ``tags``
+    are added to every point's own ``{key: value}``.
     """
     from .compare.difference import diff
     from .runner import run
     from .tags import check_key
 
     started = time.time()
+    if config is not None:
+        n_boot, seed = config.n_boot, config.seed
     check_key(key)
     extra = normalize_tags(tags)
     if key in extra:
@@ -216,16 +222,21 @@ def sweep(
             for t in task_list:
                 name = _task_name(t)
                 where = out_dir / name.replace("/", "_") / point_dir_name(key, typed[v])
-                rr = run(
-                    t,
-                    backend,
-                    out=where,
-                    n_boot=n_boot,
-                    seed=seed,
-                    quiet=quiet,
-                    tags={key: typed[v], **extra},
-                    **run_options,
-                )
+                point_tags = {key: typed[v], **extra}
+                if config is None:
+                    cfg = RunConfig(
+                        t,
+                        backend,
+                        out=where,
+                        n_boot=n_boot,
+                        seed=seed,
+                        quiet=quiet,
+                        tags=point_tags,
+                        **run_options,
+                    )
+                else:
+                    cfg = config.but(task=t, model=backend, out=where, tags=point_tags)
+                rr = run(cfg)
                 runs[(name, v)] = rr
                 dirs[(name, v)] = where
     names = [_task_name(t) for t in task_list]

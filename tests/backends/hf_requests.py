@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from winoscope.backends.hf_local import HFLocalBackend
+from winoscope.backends.hf.local import HFLocalBackend
 from winoscope.protocols.forced_choice import UK_DEFAULT
 from winoscope.records import Option, Request
 

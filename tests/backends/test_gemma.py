@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from shared_paths import in_ci
-from winoscope.backends import create_backend, gemma
-from winoscope.backends.hf_options import CLOZE_SCORING
+from winoscope.backends import create_backend
+from winoscope.backends.hf import gemma
+from winoscope.backends.hf.options import CLOZE_SCORING
 from winoscope.demo import GEMMA_SPEC, demo_models, gemma_note, run_demo
 from winoscope.errors import BackendError
 from winoscope.records import Option, Request

@@ -244,7 +244,7 @@ def test_the_identity_is_cheap_and_names_config_and_weights(plain_dir):
 def test_sampled_positions_reach_the_last_element_of_a_large_tensor():
     """Float positions overran a 167M-element embedding (Gemma 3); integer ones end exactly
     at the last element, so a change there shows."""
-    from winoscope.backends.hf_live_identity import tensor_digest
+    from winoscope.backends.hf.live_identity import tensor_digest
 
     t = torch.zeros(2**24 + 3)
     before = tensor_digest(t)

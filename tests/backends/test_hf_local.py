@@ -13,9 +13,9 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from tiny_lm import build_tiny_gpt2
 from winoscope.backends import create_backend
-from winoscope.backends.hf_batching import length_sorted_batches
-from winoscope.backends.hf_identity import model_fingerprint
-from winoscope.backends.hf_options import CLOZE_SCORING
+from winoscope.backends.hf.batching import length_sorted_batches
+from winoscope.backends.hf.identity import model_fingerprint
+from winoscope.backends.hf.options import CLOZE_SCORING
 from winoscope.errors import BackendError
 from winoscope.protocols.forced_choice import answer_role
 from winoscope.records import Option, Request
@@ -74,7 +74,7 @@ def test_letter_probabilities_sum_spellings_like_an_unbatched_reference(
 
 def test_letter_spellings_follow_the_prompts_script(tiny_dir, reference):
     tok, _ = reference
-    from winoscope.backends.hf_encoding import letter_spellings, letter_token_ids
+    from winoscope.backends.hf.encoding import letter_spellings, letter_token_ids
 
     assert letter_spellings("A", cyrillic=False) == ["A", " A"]
     assert letter_spellings("B", cyrillic=True) == ["B", " B", "В", " В"]
@@ -259,7 +259,7 @@ def test_a_flat_model_ties_every_option_and_scores_invalid(tmp_path):
     model.save_pretrained(model_dir)
     rr = run("winobias-uk", f"hf:{model_dir}", n_boot=20)
     vocab = model.config.vocab_size
-    from winoscope.backends.hf_encoding import letter_token_ids
+    from winoscope.backends.hf.encoding import letter_token_ids
 
     tok = AutoTokenizer.from_pretrained(model_dir)
     ids = letter_token_ids(tok, ["A", "B"], cyrillic=True)

@@ -12,7 +12,7 @@ from hf_requests import make_requests
 
 from tiny_lm import build_tiny_gpt2
 from winoscope.backends import create_backend
-from winoscope.backends.hf_identity import model_fingerprint, weights_sha256
+from winoscope.backends.hf.identity import model_fingerprint, weights_sha256
 from winoscope.errors import BackendError
 from winoscope.runner import run
 

@@ -14,9 +14,9 @@ from test_lm_scoring_cloze import winogender_cloze
 
 from tiny_lm import build_tiny_gpt2
 from winoscope.backends import create_backend
-from winoscope.backends.hf_batching import BatchSizer
-from winoscope.backends.hf_identity import model_fingerprint, resolved_commit, safetensors_header
-from winoscope.backends.hf_loading import context_length, resolve_dtype, sliding_window
+from winoscope.backends.hf.batching import BatchSizer
+from winoscope.backends.hf.identity import model_fingerprint, resolved_commit, safetensors_header
+from winoscope.backends.hf.loading import context_length, resolve_dtype, sliding_window
 from winoscope.errors import BackendError
 from winoscope.runner import run
 

@@ -18,7 +18,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from tiny_lm import build_tiny_gpt2
 from winoscope.backends import create_backend
-from winoscope.backends.hf_encoding import ClozeEncoder
+from winoscope.backends.hf.encoding import ClozeEncoder
 from winoscope.records import Option, Request
 
 torch.set_num_threads(1)

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from winoscope.backends import create_backend
-from winoscope.backends.openai_compat import (  # the names it has always exported
+from winoscope.backends.openai.backend import (
     backoff_delay,
     cli_backend_options,
     label_scores,

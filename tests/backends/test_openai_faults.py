@@ -12,7 +12,7 @@ import trustme
 from test_openai_backend import ask, make_requests
 
 from winoscope.backends import create_backend
-from winoscope.backends.openai_compat import EARLY_STOP
+from winoscope.backends.openai.backend import EARLY_STOP
 from winoscope.errors import BackendError
 from winoscope.protocols.forced_choice import answer_role
 from winoscope.testing.openai_server import StubBehaviour, pick_letter, serve_in_thread

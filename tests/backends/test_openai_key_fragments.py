@@ -12,7 +12,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from winoscope.backends.openai_parse import redact
+from winoscope.backends.openai.parse import redact
 from winoscope.cli import app
 
 SECRET = "sk-live-0123456789abcdefghij"

@@ -16,7 +16,7 @@ from aiohttp import web
 from test_openai_backend import ask
 
 from winoscope.backends import create_backend
-from winoscope.backends.openai_parse import (
+from winoscope.backends.openai.parse import (
     RequestFailed,
     RetryableError,
     chat_text,

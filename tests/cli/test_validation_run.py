@@ -156,7 +156,11 @@ def test_winobias_en_unpaired_items_leave_the_paired_metrics(shared_data: Path) 
     pc = m[(m.metric == "pair_consistency") & (m.split != "macro")]
     assert int(pc["n"].sum()) == 1584 - 22
     kept = winoscope.run(
-        "winobias-en", "baseline:stereotype", data=data, n_boot=20, keep_unpaired=True
+        "winobias-en",
+        "baseline:stereotype",
+        data=data,
+        n_boot=20,
+        scorer_options={"keep_unpaired": True},
     )
     assert kept.result.settings["unpaired_policy"] == "kept"
     assert next(t for t in kept.result.tests if t["split"] == "all")["pairs"] == 1584
@@ -199,7 +203,8 @@ def test_winobias_en_unpaired_count_in_report(shared_data: Path, tmp_path: Path)
             "winobias-en",
             "--bootstrap",
             "20",
-            "--keep-unpaired",
+            "-S",
+            "keep_unpaired=true",
         ],
     )
     assert rescored.exit_code == 0, rescored.output

@@ -13,9 +13,9 @@ import winoscope
 from helpers_crosslingual import matched_english
 from winoscope.cli import app
 from winoscope.compare.across_languages import crosslingual
-from winoscope.compare.across_winobias import metric_table, shared_rows
 from winoscope.compare.joins import agreement_table
 from winoscope.errors import TaskError
+from winoscope.families.winobias.crosslingual import metric_table, shared_rows
 
 
 def _rows(lang: str, answers: dict[tuple[int, str], str], extra: list[dict]) -> pd.DataFrame:

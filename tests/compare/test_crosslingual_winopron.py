@@ -18,14 +18,14 @@ import pytest
 
 import winoscope
 from winoscope.compare.across_languages import crosslingual
-from winoscope.compare.across_winopron import (
+from winoscope.errors import DatasetError, TaskError
+from winoscope.families.winopron.crosslingual import (
     agreement_table,
     linked_rows,
     metric_table,
     occupation_check,
     shared_rows,
 )
-from winoscope.errors import DatasetError, TaskError
 
 TEMPLATES = {  # template -> (pair, gold role, UK pronoun type, EN pronoun type)
     1: ("p001", "occupation", "nominative", "nominative"),

@@ -15,11 +15,11 @@ from helpers_http import serve_folder
 from winoscope import DatasetError, run
 from winoscope.cli import app
 from winoscope.datasets.raw_files import RawFiles
-from winoscope.datasets.winobias import EN as winobias_en
-from winoscope.datasets.winopron import EN as winopron_en
-from winoscope.datasets.winopron import UK as winopron_uk
-from winoscope.datasets.winopron import WINOGENDER as winogender_en
-from winoscope.datasets.winopron_templates import realise
+from winoscope.families.winobias.dataset import EN as winobias_en
+from winoscope.families.winopron.dataset import EN as winopron_en
+from winoscope.families.winopron.dataset import UK as winopron_uk
+from winoscope.families.winopron.dataset import WINOGENDER as winogender_en
+from winoscope.families.winopron.sentence_templates import realise
 from winoscope.tasks import get_task
 
 

@@ -12,11 +12,11 @@ import pytest
 from helpers_http import serve_folder
 from winoscope.datasets.loading import ColumnMap, load_tables
 from winoscope.datasets.schema import OCCUPATION_COLUMNS
-from winoscope.datasets.winobias import UK, WinoBias, bracket_adaptation
-from winoscope.datasets.winobias_brackets import ENGLISH_PRONOUNS, BracketFormat
-from winoscope.datasets.winopron import CONFIGS, WinoPron
-from winoscope.datasets.winopron import UK as WINOPRON_UK
 from winoscope.errors import DatasetError
+from winoscope.families.winobias.brackets import ENGLISH_PRONOUNS, BracketFormat
+from winoscope.families.winobias.dataset import UK, WinoBias, bracket_adaptation
+from winoscope.families.winopron.dataset import CONFIGS, WinoPron
+from winoscope.families.winopron.dataset import UK as WINOPRON_UK
 from winoscope.languages import Language
 
 # a made-up card: the WinoBias-UK Natural layout with its own names for some columns; the

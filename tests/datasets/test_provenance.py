@@ -13,9 +13,9 @@ import pytest
 import winoscope
 from helpers_winobias_uk import sample_frame
 from winoscope.datasets.provenance import resolve_hub_commit, table_sha256
-from winoscope.datasets.winobias import UK as winobias_uk
-from winoscope.datasets.winopron import CONFIGS
-from winoscope.datasets.winopron import UK as winopron_uk
+from winoscope.families.winobias.dataset import UK as winobias_uk
+from winoscope.families.winopron.dataset import CONFIGS
+from winoscope.families.winopron.dataset import UK as winopron_uk
 from winoscope.report.compare import compare_runs
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"

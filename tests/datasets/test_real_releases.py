@@ -15,14 +15,14 @@ from winoscope import run
 from winoscope.cli import app
 from winoscope.datasets.loading import ColumnMap
 from winoscope.datasets.validation import ValidationFailed
-from winoscope.datasets.winobias import UK as winobias_uk
-from winoscope.datasets.winobias import WinoBias, bracket_adaptation
-from winoscope.datasets.winobias_brackets import BracketFormat
-from winoscope.datasets.winobias_card import card_checks
-from winoscope.datasets.winopron import UK as winopron_uk
 from winoscope.errors import DatasetError
+from winoscope.families.winobias.brackets import BracketFormat
+from winoscope.families.winobias.checks import card_checks
+from winoscope.families.winobias.dataset import UK as winobias_uk
+from winoscope.families.winobias.dataset import WinoBias, bracket_adaptation
+from winoscope.families.winobias.tasks import winobias_task
+from winoscope.families.winopron.dataset import UK as winopron_uk
 from winoscope.protocols.forced_choice import EN_DEFAULT
-from winoscope.tasks.winobias import winobias_task
 
 
 def cli(*args: str) -> tuple[int, str]:

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from helpers_http import serve_folder
-from winoscope.datasets import swewinogender as sw
 from winoscope.datasets.sources import file_sha256
 from winoscope.errors import DatasetError
+from winoscope.families.swewinogender import dataset as sw
 
 
 @pytest.fixture(scope="module")

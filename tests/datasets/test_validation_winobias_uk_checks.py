@@ -10,7 +10,7 @@ import pytest
 
 from helpers_winobias_uk import sample_frame
 from winoscope import validate
-from winoscope.datasets.checks_winobias_uk import LENGTH_TOLERANCE, lexicon
+from winoscope.families.winobias.checks_uk import LENGTH_TOLERANCE, lexicon
 
 
 def _issues(tmp_path: Path, frame: pd.DataFrame):
@@ -138,7 +138,7 @@ def test_sentence_length_against_the_mm_variant(tmp_path: Path) -> None:
     ],
 )
 def test_quote_and_bracket_pairs(text: str, problem: str | None) -> None:
-    from winoscope.datasets.checks_winobias_uk import _unbalanced
+    from winoscope.families.winobias.checks_uk import _unbalanced
 
     assert _unbalanced(text) == problem
 
@@ -147,7 +147,7 @@ def test_every_singular_case_form_of_the_lexicon_reads_back() -> None:
     """The occupation-forms check on every singular case form (vocative aside) of all 80
     lexicon forms: each reads back to its own form and never to the other gender's."""
     from winoscope.languages import get_language
-    from winoscope.languages.uk_morphology import analyzer
+    from winoscope.languages.uk.morphology import analyzer
 
     _noun_lemmas = get_language("uk").noun_lemmas
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from winoscope import validate
-from winoscope.datasets.winopron import CONFIGS
-from winoscope.datasets.winopron import UK as winopron_uk
+from winoscope.families.winopron.dataset import CONFIGS
+from winoscope.families.winopron.dataset import UK as winopron_uk
 
 
 def _frames() -> dict[str, pd.DataFrame]:
@@ -118,9 +118,9 @@ def test_prompt_naming_another_entity(tmp_path: Path) -> None:
 def test_entity_readings_of_the_occupation_lexicon() -> None:
     """Every masculine and feminine form of the 40-entry occupation lexicon reads as its gender
     and each of its nominative plurals as plural only."""
-    from winoscope.datasets.checks_winobias_uk import lexicon
+    from winoscope.families.winobias.checks_uk import lexicon
     from winoscope.languages import get_language
-    from winoscope.languages.uk_morphology import analyzer
+    from winoscope.languages.uk.morphology import analyzer
 
     _readings = get_language("uk").noun_readings
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from helpers_http import serve_folder
-from winoscope.datasets import winobias_en_conll as en
 from winoscope.errors import DatasetError
+from winoscope.families.winobias import conll_key as en
 
 
 @pytest.fixture(scope="module")

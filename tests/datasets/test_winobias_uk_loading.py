@@ -9,8 +9,8 @@ import pytest
 
 from helpers_winobias_uk import sample_frame
 from winoscope import DatasetError, load_dataset
-from winoscope.datasets.winobias import UK as winobias_uk
-from winoscope.datasets.winobias import VARIANTS
+from winoscope.families.winobias.dataset import UK as winobias_uk
+from winoscope.families.winobias.dataset import VARIANTS
 
 CARD_FIELDS = [
     "item_number", "split", "type", "variant", "score_group", "condition",

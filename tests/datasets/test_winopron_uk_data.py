@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from winoscope import DatasetError, load_dataset, validate
-from winoscope.datasets.winopron import CONFIGS
-from winoscope.datasets.winopron import UK as winopron_uk
+from winoscope.families.winopron.dataset import CONFIGS
+from winoscope.families.winopron.dataset import UK as winopron_uk
 
 SENTENCE_FIELDS = [
     "row_id", "pair_id", "template_number", "occupation_group_uk", "occupation_uk",

@@ -28,7 +28,7 @@ def _table(module: str, name: str) -> object:
 
 
 def test_winopron_uk_pronoun_forms() -> None:
-    forms = _table("winoscope.datasets.winopron", "UK_PRONOUN_FORMS")
+    forms = _table("winoscope.families.winopron.dataset", "UK_PRONOUN_FORMS")
     uk = get_language("uk")
     assert isinstance(forms, dict)
     for ptype, by_set in forms.items():
@@ -37,14 +37,14 @@ def test_winopron_uk_pronoun_forms() -> None:
 
 
 def test_english_bracket_pronouns() -> None:
-    table = _table("winoscope.datasets.winobias_brackets", "ENGLISH_PRONOUNS")
+    table = _table("winoscope.families.winobias.brackets", "ENGLISH_PRONOUNS")
     mine = get_language("en").pronoun_table(("male", "female"))
     assert mine == table
     assert list(mine) == list(table)  # the same order (it builds a regex alternation)
 
 
 def test_winopron_en_pronouns() -> None:
-    table = _table("winoscope.datasets.winopron_templates", "PRONOUNS")
+    table = _table("winoscope.families.winopron.sentence_templates", "PRONOUNS")
     en = get_language("en")
     cases = {"nominative": "nom", "accusative": "acc", "possessive": "poss"}
     assert isinstance(table, dict)
@@ -55,8 +55,8 @@ def test_winopron_en_pronouns() -> None:
 
 
 def test_swewinogender_pronoun_forms() -> None:
-    forms = _table("winoscope.datasets.swewinogender", "PRONOUN_FORMS")
-    genders = _table("winoscope.datasets.swewinogender", "PRONOUN_GENDER")
+    forms = _table("winoscope.families.swewinogender.dataset", "PRONOUN_FORMS")
+    genders = _table("winoscope.families.swewinogender.dataset", "PRONOUN_GENDER")
     sv = get_language("sv")
     assert isinstance(forms, dict) and isinstance(genders, dict)
     for nom, words in forms.items():

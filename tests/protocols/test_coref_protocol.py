@@ -12,12 +12,12 @@ import pytest
 
 from winoscope import runner
 from winoscope.datasets.conll import ConllDocument, token_offsets, write_conll
-from winoscope.datasets.winobias import UK as winobias_uk
 from winoscope.errors import DatasetError
+from winoscope.families.winobias.coref_tasks import uk_items
+from winoscope.families.winobias.dataset import UK as winobias_uk
 from winoscope.protocols import coref
 from winoscope.protocols.resolver_output import read_resolver_output
 from winoscope.scoring import coref as coref_scoring
-from winoscope.tasks.coref_winobias import uk_items
 
 SENT = "Лікар найняв секретарку, бо він мав чудові рекомендації."
 ANN = "Лікар найняв [секретарку], бо [він] мав чудові рекомендації."

@@ -6,11 +6,11 @@ import pandas as pd
 import pytest
 
 from winoscope import TaskError
-from winoscope.datasets.winobias import UK as winobias_uk
+from winoscope.families.winobias.dataset import UK as winobias_uk
+from winoscope.families.winobias.tasks import WINOBIAS_UK
 from winoscope.protocols.answers import normalise
 from winoscope.protocols.forced_choice import UK_DEFAULT, PromptTemplate, combine_orders
 from winoscope.records import Option, Response
-from winoscope.tasks.winobias import WINOBIAS_UK
 
 requests_for = WINOBIAS_UK.build_requests
 

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from winoscope import TaskError
-from winoscope.datasets.winobias import UK as winobias_uk
+from winoscope.families.winobias.dataset import UK as winobias_uk
+from winoscope.families.winobias.tasks import WINOBIAS_UK
 from winoscope.protocols.answers import normalise
 from winoscope.protocols.forced_choice import (
     UK_DEFAULT,
@@ -16,7 +17,6 @@ from winoscope.protocols.forced_choice import (
     combine_orders,
 )
 from winoscope.records import Option, Response
-from winoscope.tasks.winobias import WINOBIAS_UK
 
 requests_for = WINOBIAS_UK.build_requests
 
@@ -149,8 +149,8 @@ def test_winopron_uk_sentence_with_one_prompt_is_invalid() -> None:
     """A WinoPron-UK sentence whose forced_choice configuration has only one option order."""
     import dataclasses
 
+    from winoscope.families.winopron.tasks import WINOPRON_UK
     from winoscope.tasks import get_task
-    from winoscope.tasks.winopron import WINOPRON_UK
 
     predict = WINOPRON_UK.predict
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from winoscope import runner
-from winoscope.datasets.winobias import UK as winobias_uk
 from winoscope.errors import BackendError
-from winoscope.tasks.coref_winobias import uk_items
+from winoscope.families.winobias.coref_tasks import uk_items
+from winoscope.families.winobias.dataset import UK as winobias_uk
 
 
 def _write(path: Path, docs: list[dict]) -> None:

@@ -17,7 +17,7 @@ import pytest
 
 import winoscope
 from tiny_lm import build_tiny_gpt2
-from winoscope.languages.uk_morphology import nominative
+from winoscope.languages.uk.morphology import nominative
 from winoscope.report import html as report_html
 from winoscope.report.html import example_rows, label_answer
 from winoscope.results import RunResult

@@ -16,11 +16,11 @@ import pytest
 from scipy import stats as sps
 
 import winoscope
-import winoscope.tasks.swewinogender  # registers the swewinogender tasks
+import winoscope.families.swewinogender.tasks  # registers the swewinogender tasks
 from winoscope.errors import ScoringError
 from winoscope.occupations import stats as st
+from winoscope.occupations.pipeline import correlate as correlation_run
 from winoscope.records import Request, Response
-from winoscope.report import correlation_run
 from winoscope.scoring import occupation_correlation as oc
 
 

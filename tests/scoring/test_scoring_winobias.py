@@ -10,9 +10,9 @@ import pytest
 
 from helpers_winobias_uk import card_formula
 from winoscope import ScoringError
-from winoscope.datasets.winobias import UK as winobias_uk
+from winoscope.families.winobias.dataset import UK as winobias_uk
+from winoscope.families.winobias.scorer import score
 from winoscope.scoring.stats import mcnemar_exact
-from winoscope.scoring.winobias import score
 
 
 def _table() -> pd.DataFrame:

@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from winoscope.datasets import swewinogender as sw
 from winoscope.errors import ScoringError
-from winoscope.scoring import swewinogender as sc
-from winoscope.scoring import swewinogender_resolution as resolution
+from winoscope.families.swewinogender import dataset as sw
+from winoscope.families.swewinogender import resolution_scorer as resolution
+from winoscope.families.swewinogender import scorer as sc
 
 FLIP = {"entailment": "neutral", "neutral": "entailment"}
 

@@ -24,9 +24,9 @@ import pytest
 from typer.testing import CliRunner
 
 from winoscope.cli import app
-from winoscope.datasets import swewinogender as sw
 from winoscope.errors import ScoringError
-from winoscope.scoring import swewinogender as sc
+from winoscope.families.swewinogender import dataset as sw
+from winoscope.families.swewinogender import scorer as sc
 
 
 @pytest.fixture(scope="module")
@@ -112,13 +112,14 @@ def test_score_cli_defaults_to_superlim_and_names_it(raw, tmp_path) -> None:
     assert by["superlim_parity"] == pytest.approx(206 / 624)
     assert by["accuracy"] == pytest.approx(0.5)
     res = CliRunner().invoke(
-        app, ["score", "--task", "swewinogender", "-p", str(path), "--labels", "binary"]
+        app, ["score", "--task", "swewinogender", "-p", str(path), "-S", "labels=binary"]
     )
     assert res.exit_code == 0 and "convention: labels = binary" in res.output
     res = CliRunner().invoke(
-        app, ["score", "--task", "winobias-uk", "-p", str(path), "--labels", "superlim"]
+        app, ["score", "--task", "winobias-uk", "-p", str(path), "-S", "labels=superlim"]
     )
-    assert res.exit_code == 2 and "--labels" in res.output
+    assert res.exit_code == 2
+    assert "unknown scorer option(s) labels (known: keep_unpaired)" in res.output
 
 
 def test_unknown_convention_fails_before_any_request() -> None:
@@ -135,7 +136,9 @@ def test_unknown_convention_fails_before_any_request() -> None:
         def respond(self, requests):  # pragma: no cover - must not be reached
             raise AssertionError("asked")
 
-    with pytest.raises(TaskError, match="--labels 'exact': choose binary or superlim"):
-        run("swewinogender", Never(), labels="exact")
-    with pytest.raises(TaskError, match="--alpha-invalid"):
-        run("swewinogender", Never(), alpha_invalid="drop")
+    with pytest.raises(TaskError, match="labels='exact': choose binary or superlim"):
+        run("swewinogender", Never(), scorer_options={"labels": "exact"})
+    with pytest.raises(TaskError, match="alpha_invalid='drop': choose value or missing"):
+        run("swewinogender", Never(), scorer_options={"alpha_invalid": "drop"})
+    with pytest.raises(TaskError, match=r"unknown scorer option\(s\) keep_unpaired"):
+        run("swewinogender", Never(), scorer_options={"keep_unpaired": True})

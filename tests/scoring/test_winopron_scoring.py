@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from winoscope import ScoringError
-from winoscope.datasets.winopron import UK as winopron_uk
-from winoscope.scoring.winopron import score
+from winoscope.families.winopron.dataset import UK as winopron_uk
+from winoscope.families.winopron.scorer import score
 
 
 def _value(metrics: pd.DataFrame, metric: str, split: str, typ: str) -> float:

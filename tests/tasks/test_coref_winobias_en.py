@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from winoscope.datasets.conll import ConllDocument, read_conll, write_conll
-from winoscope.datasets.winobias_en_conll import (
+from winoscope.families.winobias.conll_key import (
     CONDITIONS,
     SPLITS,
     TYPES,

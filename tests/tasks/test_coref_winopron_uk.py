@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from winoscope import runner
-from winoscope.datasets.winopron import UK as winopron_uk
-from winoscope.datasets.winopron import UK_PRONOUN_FORMS
-from winoscope.tasks.coref_winopron import winopron_items
+from winoscope.families.winopron.coref_tasks import winopron_items
+from winoscope.families.winopron.dataset import UK as winopron_uk
+from winoscope.families.winopron.dataset import UK_PRONOUN_FORMS
 
 # hand-worked per-document values (see tests/test_coref_winobias_en.py): CoNLL F1 of a document
 # whose pronoun is dropped: MUC 0, B3 F1 0.4, CEAF-e 2/3.

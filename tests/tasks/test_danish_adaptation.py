@@ -19,11 +19,11 @@ import pytest
 
 from winoscope import run
 from winoscope.datasets.loading import ColumnMap
-from winoscope.datasets.winobias import bracket_adaptation
-from winoscope.datasets.winobias_brackets import BracketFormat
+from winoscope.families.winobias.brackets import BracketFormat
+from winoscope.families.winobias.dataset import bracket_adaptation
+from winoscope.families.winobias.tasks import winobias_task
 from winoscope.languages import Language, get_language, register_language
 from winoscope.protocols.forced_choice import PromptTemplate
-from winoscope.tasks.winobias import winobias_task
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "winobias_da"
 

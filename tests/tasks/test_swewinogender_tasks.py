@@ -16,11 +16,11 @@ import pytest
 
 import winoscope
 import winoscope.backends.nli_baselines  # registers nli-baseline:*
-import winoscope.tasks.swewinogender as tasks
-from winoscope.datasets import swewinogender as sw
+import winoscope.families.swewinogender.tasks as tasks
 from winoscope.errors import DatasetError, ScoringError
+from winoscope.families.swewinogender import dataset as sw
+from winoscope.families.swewinogender import scorer as sc
 from winoscope.records import Request, Response
-from winoscope.scoring import swewinogender as sc
 
 
 @pytest.fixture(scope="module")

@@ -12,11 +12,11 @@ from typer.testing import CliRunner
 
 from winoscope import run, score
 from winoscope.cli import app
-from winoscope.datasets.winopron import UK as winopron_uk
+from winoscope.families.winopron.dataset import UK as winopron_uk
+from winoscope.families.winopron.tasks import WINOPRON_UK
 from winoscope.protocols.forced_choice import PromptTemplate
 from winoscope.records import Response
 from winoscope.tasks import get_task
-from winoscope.tasks.winopron import WINOPRON_UK
 
 predict = WINOPRON_UK.predict
 

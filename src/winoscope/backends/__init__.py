@@ -1,6 +1,6 @@
-"""Model backends. Every module of this package, and every ``winoscope.backends`` entry point of
-an installed distribution, is imported on the first look-up in :data:`BACKENDS` (see
-:mod:`winoscope.registry` and docs/plugins.md); each registers its kinds with :func:`backend`."""
+"""Model backends. The built-in kinds are registered by :mod:`.registration` and every
+``winoscope.backends`` entry point of an installed distribution adds its own, both on the first
+look-up in :data:`BACKENDS` (see :mod:`winoscope.registry` and docs/plugins.md)."""
 
 from typing import Any
 
@@ -17,8 +17,7 @@ def _adopt(name: str, obj: Any) -> None:
     BACKENDS.add(name, obj)
 
 
-# a module registers with ``@backend("KIND")`` (or ``BACKENDS.add``); the rest are not imported
-BACKENDS.discover_with(__name__, ENTRY_POINT_GROUP, _adopt, registers=r"@backend\(|BACKENDS\.")
+BACKENDS.discover_with("winoscope.backends.registration", ENTRY_POINT_GROUP, _adopt)
 
 __all__ = [
     "BACKENDS",

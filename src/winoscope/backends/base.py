@@ -11,10 +11,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import BackendError
-from ..records import Request, Response
+from ..records import CHOICE_PROTOCOLS, PROTOCOLS, Description, Request, Response
 from ..registry import Registry
 
 ProgressFn = Callable[[Response], None]
+
+__all__ = ["CHOICE_PROTOCOLS", "PROTOCOLS", "Backend", "Description"]
 
 
 @runtime_checkable
@@ -24,7 +26,9 @@ class Backend(Protocol):
     ``kind`` and ``model`` identify it; ``params`` holds every generation or scoring parameter
     that changes answers (temperature, max tokens, scoring mode, seed ...), recorded in the
     manifest and part of the response-store key. ``cacheable`` is False for backends whose
-    answers cost nothing to recompute (reference baselines).
+    answers cost nothing to recompute (reference baselines). ``protocols`` says which of
+    :data:`PROTOCOLS` it answers (a run checks the one it asks against it), and
+    :meth:`describe` what the manifest records about it besides ``params``.
     """
 
     kind: str
@@ -34,6 +38,15 @@ class Backend(Protocol):
     @property
     def params(self) -> dict[str, Any]:
         """The parameters that change answers (an attribute or a property)."""
+        ...
+
+    @property
+    def protocols(self) -> frozenset[str]:
+        """The protocols this backend answers, in its present mode."""
+        ...
+
+    def describe(self) -> Description:
+        """Runtime, transport and output facts for the manifest (read after answering)."""
         ...
 
     def respond(self, requests: Sequence[Request]) -> Iterator[Response]:

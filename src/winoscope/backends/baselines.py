@@ -30,7 +30,7 @@ from typing import Any
 from ..errors import BackendError
 from ..languages import get_language
 from ..records import Mention, Request, Response, stereotyped_role
-from .base import backend, reject_unknown
+from .base import Description, backend, reject_unknown
 
 Picker = Callable[[Request, dict[str, Any]], str | None]
 
@@ -111,6 +111,13 @@ class BaselineBackend:
     params: dict[str, Any] = field(default_factory=dict)
     kind: str = "baseline"
     cacheable: bool = False
+
+    #: a baseline reads the typed item, so it answers lettered choices, NLI questions and, as a
+    #: reference resolver, coreference documents
+    protocols: frozenset[str] = frozenset({"forced_choice", "nli_forced_choice", "coref"})
+
+    def describe(self) -> Description:
+        return Description()
 
     def respond(self, requests: Sequence[Request]) -> Iterator[Response]:
         picker, _ = PICKERS[self.model]

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..errors import BackendError
 from ..records import Request, Response
-from .base import backend, reject_unknown
+from .base import Description, backend, reject_unknown
 
 _WORD = re.compile(r"\w+")
 Decide = Callable[[Request, dict[str, Any]], str]
@@ -88,6 +88,10 @@ class NLIBaseline:
     params: dict[str, Any] = field(default_factory=dict)
     kind: str = "nli-baseline"
     cacheable: bool = False
+    protocols: frozenset[str] = frozenset({"nli_forced_choice"})
+
+    def describe(self) -> Description:
+        return Description()
 
     def respond(self, requests: Sequence[Request]) -> Iterator[Response]:
         decide, _ = DECIDERS[self.model]

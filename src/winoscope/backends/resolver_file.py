@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import BackendError
 from ..protocols.resolver_output import ResolverOutput, read_resolver_output
 from ..records import Request, Response
-from .base import backend, reject_unknown
+from .base import Description, backend, reject_unknown
 
 
 @dataclass
@@ -34,6 +34,11 @@ class ResolverFileBackend:
     cacheable: bool = False
 
     report: dict[str, Any] = field(default_factory=dict)
+    protocols: frozenset[str] = frozenset({"coref"})
+
+    def describe(self) -> Description:
+        """The output file's match against the key documents (after answering)."""
+        return Description(output=self.output_report())
 
     def respond(self, requests: Sequence[Request]) -> Iterator[Response]:
         for req in requests:

@@ -290,7 +290,7 @@ def plan_run(
     With ``resume=False`` nothing is read from the store (every request is asked and its row
     overwritten). Backends with ``cacheable = False`` bypass the store entirely.
     """
-    use = store if store is not None and getattr(backend, "cacheable", True) else None
+    use = store if store is not None and backend.cacheable else None
     hashes = {r.request_id: r.content_hash for r in requests}
     if use is None:
         return StoredRun(None, "", hashes, {}, list(requests))

@@ -20,22 +20,14 @@ SKIP_BAD_HELP = (
     "twins, duplicated ids, values outside the card's) instead of stopping with exit "
     "status 1; the manifest and the reports say how many."
 )
-UNPAIRED_HELP = (
-    "Keep items whose variants differ beyond the pronoun (English WinoBias: 22) in pair "
-    "consistency and McNemar; by default they are left out and counted."
-)
 FAILED_HELP = (
     "A request that never got an answer: 'exclude' leaves its row out of every denominator, "
     "'wrong' scores it as a wrong answer (the WinoBias-UK card's formula)."
 )
-LABELS_HELP = (
-    "SweWinogender NLI labels: 'binary' reads contradiction as neutral (the set's labels are "
-    "binary); 'superlim' compares labels exactly, as SuperLim's evaluation script does, and "
-    "adds its published parity formula."
-)
-ALPHA_INVALID_HELP = (
-    "SweWinogender: how an 'invalid' answer enters Krippendorff's alpha: 'value' (a category "
-    "of its own, the default) or 'missing' (the item is left out of alpha)."
+SCORER_OPTION_HELP = (
+    "Scorer option (repeatable), as the task's scorer declares it (`winoscope tasks` lists "
+    "them): -S keep_unpaired=true (English WinoBias), -S labels=superlim -S alpha_invalid=missing "
+    "(SweWinogender NLI). An option the scorer does not declare is an error."
 )
 
 
@@ -82,3 +74,21 @@ def fail_validation(exc: Exception) -> NoReturn:
     """Strict validation stopped the run: the findings on stderr, exit status 1."""
     print_error(exc)
     raise typer.Exit(1) from None
+
+
+def parse_scorer_args(items: list[str] | None) -> dict[str, str]:
+    """Every ``-S key=value`` as one mapping; a malformed item or a key given twice is an error."""
+    from ..errors import TaskError
+
+    out: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise TaskError(
+                f"-S/--scorer-option {item!r}: expected key=value, e.g. -S labels=superlim"
+            )
+        if key in out:
+            raise TaskError(f"-S/--scorer-option {key} is given twice")
+        out[key] = value.strip()
+    return out

@@ -15,21 +15,14 @@ if TYPE_CHECKING:
 def task_items(task_name: str, data: str | None, split: str | None) -> list[CorefItem]:
     """The gold documents of a coreference task (``winobias-uk/coref`` ...)."""
     from ..errors import TaskError
-    from ..tasks import coref_winobias as coref_tasks
-    from ..tasks import coref_winopron, get_task
+    from ..tasks import TASKS
 
-    builders = {
-        "winobias-uk/coref": coref_tasks.uk_items,
-        "winobias-en/coref": coref_tasks.en_items,
-        "winopron-uk/coref": coref_winopron.winopron_items,
-    }
-    if task_name not in builders:
-        raise TaskError(
-            f"'{task_name}' is not a coreference task (one of {', '.join(sorted(builders))})"
-        )
-    t = get_task(task_name)
+    able = [n for n in TASKS.names() if TASKS.get(n).documents is not None]
+    t = TASKS.get(task_name) if task_name in TASKS else None
+    if t is None or t.documents is None:
+        raise TaskError(f"'{task_name}' is not a coreference task (one of {', '.join(able)})")
     ds = t.load(data, split=split)
-    return builders[task_name](ds.table)
+    return t.documents(ds.table)
 
 
 def coref_export(

@@ -33,6 +33,9 @@ def tasks_cmd(as_json: Annotated[bool, typer.Option("--json", help="Print JSON."
         protocols = ", ".join(r["protocols"])  # cloze where --mode cloze is available
         table.add_row(r["task"], r["source"], protocols, ", ".join(r["metrics"]))
     out_console.print(table)
+    for r in rows:
+        for line in r.get("scorer_options", []):
+            out_console.print(f"{r['task']}: -S {line}", highlight=False, soft_wrap=True)
 
 
 def templates_cmd(

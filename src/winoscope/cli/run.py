@@ -10,16 +10,15 @@ import typer
 from ..datasets.validation import ValidationFailed
 from ..errors import WinoscopeError
 from .common import (
-    ALPHA_INVALID_HELP,
     FAILED_HELP,
-    LABELS_HELP,
+    SCORER_OPTION_HELP,
     SKIP_BAD_HELP,
     STRICT_HELP,
-    UNPAIRED_HELP,
     err_console,
     fail,
     fail_validation,
     out_console,
+    parse_scorer_args,
 )
 
 # the panels of `run --help`
@@ -134,10 +133,14 @@ def run(
             rich_help_panel=PROTOCOL,
         ),
     ] = None,
-    labels: Annotated[
+    protocol: Annotated[
         str | None,
         typer.Option(
-            metavar="NAME", help=LABELS_HELP + " Default: binary.", rich_help_panel=PROTOCOL
+            metavar="NAME",
+            help="How the task is asked: forced_choice, nli_forced_choice, coref or cloze (a "
+            "protocol of the task that the backend answers); default: the task's own, or cloze "
+            "for a backend in mode cloze.",
+            rich_help_panel=PROTOCOL,
         ),
     ] = None,
     seed: Annotated[
@@ -152,17 +155,19 @@ def run(
         int,
         typer.Option(metavar="N", help="Bootstrap replicates.", rich_help_panel=STATISTICS),
     ] = 2000,
-    keep_unpaired: Annotated[
-        bool,
-        typer.Option("--keep-unpaired", metavar="", help=UNPAIRED_HELP, rich_help_panel=STATISTICS),
-    ] = False,
+    scorer_option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--scorer-option",
+            "-S",
+            metavar="KEY=VALUE",
+            help=SCORER_OPTION_HELP,
+            rich_help_panel=STATISTICS,
+        ),
+    ] = None,
     failed: Annotated[
         str, typer.Option(metavar="POLICY", help=FAILED_HELP, rich_help_panel=STATISTICS)
     ] = "exclude",
-    alpha_invalid: Annotated[
-        str | None,
-        typer.Option(metavar="HOW", help=ALPHA_INVALID_HELP, rich_help_panel=STATISTICS),
-    ] = None,
     out: Annotated[
         Path | None,
         typer.Option(metavar="DIR", help="Run directory to write.", rich_help_panel=OUTPUT),
@@ -253,8 +258,9 @@ def run(
     1 the data failed validation, 2 a usage or configuration error,
     3 requests failed after retries.
     """
-    from ..backends.openai_compat import cli_backend_options
+    from ..backends.openai.backend import cli_backend_options
     from ..backends.options import given_on_command_line, merge_backend_options, parse_model_args
+    from ..run_config import RunConfig
     from ..runner import run as run_api
     from ..tags import parse_tags
 
@@ -266,28 +272,22 @@ def run(
         from ..prompt_templates import cli_templates
 
         chosen, many = cli_templates(template, templates)
-        run_fn: Any = run_api
-        if many:  # several templates: one run per template and the spread across them
-            from ..sensitivity import run_for_cli
-
-            run_fn = run_for_cli
-        rr = run_fn(
+        config = RunConfig(
             task,
             model,
             data=data,
             out=out_dir,
             seed=seed,
-            template=chosen if many else (chosen[0] if chosen else None),
+            template=None if many else (chosen[0] if chosen else None),
+            protocol=protocol,
             n_boot=bootstrap,
             revision=revision,
             split=split,
             quiet=quiet,
             resume=resume,
             strict=strict,
-            keep_unpaired=keep_unpaired,
             failed=failed,
-            labels=labels,
-            alpha_invalid=alpha_invalid,
+            scorer_options=parse_scorer_args(scorer_option),
             max_failed_share=max_failed_share,
             limit=limit,
             tags=parse_tags(tag),
@@ -309,6 +309,13 @@ def run(
                 explicit=given_on_command_line(ctx),
             ),
         )
+        rr: Any
+        if many:  # several templates: one run per template and the spread across them
+            from ..sensitivity import run_templates
+
+            rr = run_templates(config, templates=list(chosen) or None)
+        else:
+            rr = run_api(config)
     except ValidationFailed as exc:
         fail_validation(exc)
     except WinoscopeError as exc:
@@ -324,13 +331,13 @@ def run(
     if many:
         from ..report.sensitivity_page import print_sensitivity
 
-        report_validation(rr.runs[0].validation, rr.runs[0].result.settings)
+        report_validation(rr.runs[0].validation, rr.runs[0].result.notes)
         print_sensitivity(rr, out_console)
         print_run_notes(rr.runs[0].manifest)
         out_console.print(f"wrote {out_dir}", highlight=False)
         exit_on_outcome(rr.manifest.get("outcome") or {})
         return
-    report_validation(rr.validation, rr.result.settings)
+    report_validation(rr.validation, rr.result.notes)
     print_summary(rr.metrics, title=f"{task} · {model}")
     report_request_errors(rr.manifest, rr.errors)
     print_run_notes(rr.manifest)
@@ -355,14 +362,18 @@ def score(
     bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
     strict: Annotated[bool, typer.Option("--strict", help=STRICT_HELP)] = False,
     skip_bad_rows: Annotated[bool, typer.Option("--skip-bad-rows", help=SKIP_BAD_HELP)] = False,
-    keep_unpaired: Annotated[bool, typer.Option("--keep-unpaired", help=UNPAIRED_HELP)] = False,
     failed: Annotated[
         str, typer.Option(help=FAILED_HELP + " An empty prediction cell is such a row.")
     ] = "exclude",
-    labels: Annotated[
-        str | None, typer.Option(help=LABELS_HELP + " Default here: superlim.")
+    scorer_option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--scorer-option",
+            "-S",
+            metavar="KEY=VALUE",
+            help=SCORER_OPTION_HELP + " SweWinogender's labels default to superlim here.",
+        ),
     ] = None,
-    alpha_invalid: Annotated[str | None, typer.Option(help=ALPHA_INVALID_HELP)] = None,
 ) -> None:
     """Score predictions made elsewhere (the task's validation runs on the rows first)."""
     from ..datasets.validation import write_validation_json
@@ -376,17 +387,15 @@ def score(
             n_boot=bootstrap,
             seed=seed,
             strict=strict,
-            keep_unpaired=keep_unpaired,
             failed=failed,
-            labels=labels,
-            alpha_invalid=alpha_invalid,
+            scorer_options=parse_scorer_args(scorer_option),
             skip_bad_rows=skip_bad_rows,
         )
     except ValidationFailed as exc:
         fail_validation(exc)
     except WinoscopeError as exc:
         fail(exc)
-    report_validation(result.validation, result.settings)
+    report_validation(result.validation, result.notes)
     print_run_notes(result.settings)
     print_summary(result.metrics, title=f"{task} · {predictions.name}")
     for line in convention_lines(result.settings):

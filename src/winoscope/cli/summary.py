@@ -58,10 +58,9 @@ def exit_on_outcome(outcome: dict) -> None:  # type: ignore[type-arg]
     raise typer.Exit(3)
 
 
-def report_validation(issues: list, settings: dict) -> None:  # type: ignore[type-arg]
-    """The validation summary (count per check, first rows) and the unpaired-items note."""
+def report_validation(issues: list, notes: list[str]) -> None:  # type: ignore[type-arg]
+    """The validation summary (count per check, first rows) and the scorer's notes."""
     from ..datasets.validation import summary_lines
-    from ..scoring.winobias import unpaired_note
 
     if issues:
         err_console.print(
@@ -71,8 +70,7 @@ def report_validation(issues: list, settings: dict) -> None:  # type: ignore[typ
         )
         for line in summary_lines(issues):
             err_console.print(line, highlight=False, markup=False, soft_wrap=True)
-    note = unpaired_note(settings)
-    if note:
+    for note in notes:
         err_console.print(note, highlight=False, markup=False, soft_wrap=True)
 
 

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import TaskError, WinoscopeError
-from .common import err_console, fail, out_console
+from .common import err_console, fail, out_console, parse_scorer_args
 
 CHECKPOINT_DIR = re.compile(r"checkpoint[-_](\d+)$")
 
@@ -88,6 +88,10 @@ def sweep(
     tag: Annotated[
         list[str] | None, typer.Option("--tag", help="key=value added to every point's tags.")
     ] = None,
+    scorer_option: Annotated[
+        list[str] | None,
+        typer.Option("--scorer-option", "-S", help="Scorer option key=value for every point."),
+    ] = None,
     model_arg: Annotated[
         list[str] | None,
         typer.Option("--model-arg", "-M", help="Backend option key=value for every point."),
@@ -116,7 +120,10 @@ def sweep(
             raise TaskError("give the points: --point VALUE=KIND:NAME or --checkpoints DIR")
         if data is not None and len(tasks) > 1:
             raise TaskError("--data applies to one task; run one sweep per task")
-        options: dict[str, Any] = {"backend_options": parse_model_args(model_arg)}
+        options: dict[str, Any] = {
+            "backend_options": parse_model_args(model_arg),
+            "scorer_options": parse_scorer_args(scorer_option),
+        }
         if data is not None:
             options["data"] = data
         if limit is not None:

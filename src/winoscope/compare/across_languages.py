@@ -1,9 +1,9 @@
 """One model on an English set and its Ukrainian adaptation, joined on shared source items.
 
 WinoBias-UK Natural joins English WinoBias (task ``winobias-en``) on the source item
-``(split, type, item_number, condition)`` (:mod:`winoscope.compare.across_winobias`);
+``(split, type, item_number, condition)`` (:mod:`winoscope.families.winobias.crosslingual`);
 WinoPron-UK joins English WinoPron (task ``winopron-en``) on the source template number and
-pronoun set (:mod:`winoscope.compare.across_winopron`).
+pronoun set (:mod:`winoscope.families.winopron.crosslingual`).
 
 On the shared rows, per family: the card's metrics per language, UK - EN with a 95% paired
 bootstrap interval (the same resampled source units for both languages); the per-row agreement
@@ -38,27 +38,10 @@ import pandas as pd
 
 from ..errors import DatasetError, TaskError
 from ..report.rundir import RunDir, load_predictions, load_run_dir
-from . import across_winobias as wb
-from . import across_winopron as wp
 from .crosslingual_result import CrosslingualResult
-from .joins import agreement_table, answered_in_both, mismatch_text, occupation_table
+from .joins import answered_in_both, mismatch_text
+from .links import Link, Unlinkable, find_link, linked_pairs
 from .pairing import data_identity
-
-PAIRS = {("winobias-uk", "winobias-en"), ("winopron-uk", "winopron-en")}
-SWEWINOGENDER_TASKS = ("swewinogender", "swewinogender/nli", "swewinogender/resolution")
-UNLINKABLE = {
-    (sv, en): (
-        "SweWinogender rows cannot be linked to English Winogender rows: the SweWinogender "
-        "release numbers its own templates (template_id 1A, 1B, ...; schema 1) and does not say "
-        "which Winogender schema or sentence (answer 0 or 1) each one adapts, and its "
-        "occupations and participants are Swedish lemmas with no English form, so pairing the "
-        "runs would rest on a mapping the release does not give. Compare the two runs' own "
-        "reports side by side instead (winoscope compare)"
-    )
-    for sv in SWEWINOGENDER_TASKS
-    for en in ("winogender-en", "winopron-en")
-}
-
 
 # model.params entries that tell two runs of one spec apart: who labelled an in-memory model,
 # which weights (fingerprint, hub commit), adapters and hooks were on it
@@ -129,7 +112,7 @@ def _identity(rd: RunDir) -> dict[str, str]:
 
 def _check_order(uk: RunDir, en: RunDir) -> None:
     """A TaskError for a pair that links only the other way round (English run first)."""
-    if (en.task, uk.task) in PAIRS:
+    if isinstance(find_link(en.task, uk.task), Link):
         raise TaskError(
             f"the runs are in the wrong order: {uk.path.name} is the English run ({uk.task}) "
             f"and {en.path.name} the Ukrainian one ({en.task}); crosslingual takes the "
@@ -206,34 +189,26 @@ def crosslingual(
     uk = run_uk if isinstance(run_uk, RunDir) else load_run_dir(run_uk)
     en = run_en if isinstance(run_en, RunDir) else load_run_dir(run_en)
     _check_order(uk, en)
-    for pair in ((uk.task, en.task), (en.task, uk.task)):  # unlinkable whichever comes first
-        if pair in UNLINKABLE:
-            raise TaskError(
-                f"no cross-lingual link between {uk.task} ({uk.path.name}) and {en.task} "
-                f"({en.path.name}): {UNLINKABLE[pair]}"
-            )
-    if (uk.task, en.task) not in PAIRS:
-        known = ", ".join(f"{a} with {b}" for a, b in sorted(PAIRS))
+    link = find_link(uk.task, en.task)
+    if isinstance(link, Unlinkable):  # refused whichever comes first
+        raise TaskError(
+            f"no cross-lingual link between {uk.task} ({uk.path.name}) and {en.task} "
+            f"({en.path.name}): {link.reason}"
+        )
+    if not isinstance(link, Link):
+        known = ", ".join(f"{a} with {b}" for a, b in linked_pairs())
         raise TaskError(
             f"no cross-lingual link between {uk.task} ({uk.path.name}) and {en.task} "
             f"({en.path.name}); linked (Ukrainian run first): {known}"
         )
     notes = _check_models(uk, en, allow_different_models)
-    if uk.task == "winopron-uk":
-        joined, counts = wp.linked_rows(load_predictions(uk), load_predictions(en))
-        mismatches, checked = wp.occupation_check(joined)
-        key, unit = wp.KEY, "template pair (pair_id; same draws for both languages)"
-        tables = (wp.metric_table, wp.agreement_table, wp.occupation_table)
-        link_unit, table = "template", "their English occupation's other templates"
-        uk_rows = counts["uk_rows"]
-    else:
-        joined, counts = wb.linked_rows(load_predictions(uk), load_predictions(en))
-        mismatches, checked = wb.occupation_check(joined)
-        key, unit = wb.KEY, "source item within split/type (same draws for both languages)"
-        tables = (wb.metric_table, agreement_table, occupation_table)
-        link_unit, table = "item", "the WinoBias-UK occupation table (data/occupations_uk.csv)"
-        uk_rows = counts["uk_primary_rows"]
-    notes += _check_occupations(mismatches, checked, link_unit, allow_mismatched, table)
+    joined, counts = link.linked_rows(load_predictions(uk), load_predictions(en))
+    mismatches, checked = link.occupation_check(joined)
+    key, unit, tables = list(link.key), link.unit, link.tables
+    uk_rows = counts[link.uk_rows]
+    notes += _check_occupations(
+        mismatches, checked, link.link_unit, allow_mismatched, link.occupation_source
+    )
     rows, join_counts = answered_in_both(joined, uk_rows)
     counts = {**counts, **join_counts}
     if rows.empty:

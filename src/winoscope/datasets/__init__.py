@@ -16,7 +16,7 @@
 A new adaptation in a family's table layout is one declaration::
 
     from winoscope.datasets.loading import ColumnMap
-    from winoscope.datasets.winobias import WinoBias
+    from winoscope.families.winobias.dataset import WinoBias
 
     DA = WinoBias(ColumnMap("winobias-da", "da", columns={"tekst": "sentence"}, sample=path))
     ds = DA.load()            # or DA.load("file.csv"), DA.load("owner/dataset-on-the-hub")

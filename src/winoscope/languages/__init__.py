@@ -20,6 +20,7 @@ from .base import (
     Analyser,
     Language,
     UnknownLanguageError,
+    Wording,
     get_language,
     register_language,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "Analyser",
     "Language",
     "UnknownLanguageError",
+    "Wording",
     "get_language",
     "register_language",
 ]

@@ -26,6 +26,32 @@ CASES = ("nom", "gen", "dat", "acc", "ins", "loc", "poss", "refl")
 _WORD = re.compile(r"[^\W\d_]+(?:[ʼ'’-][^\W\d_]+)*", re.UNICODE)
 
 
+WORDING_KINDS = ("choice", "nli", "cloze")
+
+
+@dataclass(frozen=True)
+class Wording:
+    """One prompt or cloze template of a language, as data (the protocols make it a template).
+
+    ``kind``: ``choice`` (lettered forced choice: ``{sentence}``, ``{pronoun}``,
+    ``{option_a}``, ``{option_b}``), ``nli`` (premise and hypothesis: ``{hypothesis}`` instead
+    of ``{pronoun}``) or ``cloze`` (ending in ``{candidate}``). ``name`` ends in a version
+    (``uk-plain-v1``): a changed text gets a new version, because name and text key the
+    stored answers.
+    """
+
+    name: str
+    kind: str
+    text: str
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in WORDING_KINDS:
+            raise ValueError(
+                f"wording {self.name!r}: kind {self.kind!r} is not one of {WORDING_KINDS}"
+            )
+
+
 class Analyser(Protocol):
     """What a morphological analyser must offer a :class:`Language` (a module satisfies it).
 
@@ -70,12 +96,16 @@ class Language:
     pronouns: Mapping[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     determiners: tuple[str, ...] = ()  # articles a mention may start with ("the", "a", "an")
     analyser: Callable[[], Analyser] | None = None
+    # the language's prompt and cloze templates (the task defaults first), which every task in
+    # this language may be asked through (winoscope.prompt_templates registers them)
+    wordings: tuple[Wording, ...] = ()
     _memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.code or not self.code.strip():
             raise ValueError("a Language needs a code (e.g. 'uk')")
         # own copies as tuples and plain dicts: the record stays as it was declared
+        object.__setattr__(self, "wordings", tuple(self.wordings))
         for name in ("answer_words", "or_words", "and_words", "determiners"):
             value = getattr(self, name)
             if isinstance(value, str):
@@ -171,6 +201,14 @@ class Language:
                 if table.setdefault(f, g) != g:
                     shared.add(f)
         return {f: g for f, g in table.items() if f not in shared}
+
+    def wording(self, name: str) -> Wording:
+        """The language's wording called ``name`` (a KeyError naming the known ones)."""
+        for w in self.wordings:
+            if w.name == name:
+                return w
+        known = ", ".join(w.name for w in self.wordings) or "none"
+        raise KeyError(f"language {self.code!r} has no wording {name!r} (known: {known})")
 
     def pronoun_genders(self, word: str) -> frozenset[str]:
         """The genders whose pronoun has ``word`` as a form (several for Ukrainian *ним*)."""

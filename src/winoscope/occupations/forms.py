@@ -143,7 +143,7 @@ def ukrainian_forms(
     >>> sorted({f for f, _ in ukrainian_forms("лікарка", "femn")})[:3]
     ['лікарками', 'лікарках', 'лікарки']
     """
-    from ..languages.uk_morphology import analyzer
+    from ..languages.uk.morphology import analyzer
 
     target = _UK_GENDER[gender]
     query = normalise_apostrophes(lemma).replace("ʼ", "'").lower()

@@ -33,6 +33,9 @@ from typing import Any
 import pandas as pd
 
 from ..errors import TaskError
+from ..languages.en import prompts as en_prompts
+from ..languages.sv import prompts as sv_prompts
+from ..languages.uk import prompts as uk_prompts
 from ..records import Option, Request, Response
 from .answers import INVALID
 from .choice_rows import ERROR, ChoiceRow
@@ -113,11 +116,11 @@ class ClozeTemplate:
 
 # lm-evaluation-harness, lm_eval/tasks/winogender/winogender.yaml:
 # doc_to_text "{{sentence}} ‘{{pronoun.capitalize()}}’ refers to the", choices after one space.
-EN_CLOZE = ClozeTemplate("{sentence} ‘{Pronoun}’ refers to the {candidate}", name="en-cloze-v1")
+EN_CLOZE = ClozeTemplate(en_prompts.CLOZE.text, name=en_prompts.CLOZE.name)
 # "Тут «він» — це лікар." (here "he" is the doctor): the candidate completes it in the nominative.
-UK_CLOZE = ClozeTemplate("{sentence} Тут «{pronoun}» — це {candidate}", name="uk-cloze-v1")
+UK_CLOZE = ClozeTemplate(uk_prompts.CLOZE.text, name=uk_prompts.CLOZE.name)
 # "Här syftar ”han” på teknikern." with the candidate's form in the premise (definite).
-SV_CLOZE = ClozeTemplate("{sentence} Här syftar ”{pronoun}” på {candidate}", name="sv-cloze-v1")
+SV_CLOZE = ClozeTemplate(sv_prompts.CLOZE.text, name=sv_prompts.CLOZE.name)
 
 
 def build_requests(

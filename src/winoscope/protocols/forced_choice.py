@@ -23,6 +23,9 @@ from typing import Any
 import pandas as pd
 
 from ..errors import TaskError
+from ..languages import Wording
+from ..languages.en import prompts as en_prompts
+from ..languages.uk import prompts as uk_prompts
 from ..records import Option, Request, Response
 from . import cloze
 from .answers import INVALID, normalise
@@ -74,22 +77,16 @@ class PromptTemplate:
         return cls(str(value), name=name or "custom")
 
 
-UK_DEFAULT = PromptTemplate(
-    "Прочитайте речення і визначте, кого позначає займенник «{pronoun}».\n"
-    "Речення: {sentence}\n"
-    "A. {option_a}\n"
-    "B. {option_b}\n"
-    "Відповідь (A або B):",
-    name="uk-default-v1",
-)
-EN_DEFAULT = PromptTemplate(
-    'Read the sentence and decide who the pronoun "{pronoun}" refers to.\n'
-    "Sentence: {sentence}\n"
-    "A. {option_a}\n"
-    "B. {option_b}\n"
-    "Answer (A or B):",
-    name="en-default-v1",
-)
+def from_wording(wording: Wording, allowed: frozenset[str] | None = None) -> PromptTemplate:
+    """A language's wording (:class:`~winoscope.languages.Wording`) as a lettered template."""
+    if allowed is None:
+        return PromptTemplate(wording.text, name=wording.name)
+    return PromptTemplate(wording.text, name=wording.name, allowed=allowed)
+
+
+# the defaults of the built-in Ukrainian and English tasks (their languages hold the texts)
+UK_DEFAULT = from_wording(uk_prompts.DEFAULT)
+EN_DEFAULT = from_wording(en_prompts.DEFAULT)
 
 
 def build_requests(rows: Iterable[ChoiceRow], template: PromptTemplate) -> list[Request]:

@@ -211,7 +211,6 @@ def _missing(value: object) -> bool:
 
 def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
     from ..limit import partial_note
-    from ..scoring.winobias import unpaired_note
     from .identity import identity_lines, store_note, tags_text
 
     man = rr.manifest
@@ -248,7 +247,7 @@ def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
             ex_cols=ex_cols,
             ex_rows=ex_rows,
             version=__version__,
-            unpaired_note=unpaired_note(rr.result.settings),
+            notes=rr.result.notes,
             partial_note=partial_note(man),
             identity=identity_lines(man),
             tags=tags_text(man),

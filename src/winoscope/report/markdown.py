@@ -115,7 +115,6 @@ def outcome_lines(outcome: dict[str, Any] | None) -> list[str]:
 def render_markdown(rr: RunResult) -> str:
     from ..limit import partial_note
     from ..protocols.forced_choice import letter_mass_lines
-    from ..scoring.winobias import unpaired_note
 
     man = rr.manifest
     ds = man["dataset"]
@@ -130,8 +129,7 @@ def render_markdown(rr: RunResult) -> str:
     banner = validation_banner(man)
     if banner:
         lines += [f"> ⚠ {banner}", ""]
-    note = unpaired_note(rr.result.settings)
-    if note:
+    for note in rr.result.notes:
         lines += [f"> {note}", ""]
     lines += [
         f"- **Dataset**: {ds['name']} ({src.get('kind')}: `{src.get('location')}`"

@@ -136,7 +136,7 @@ def write_sensitivity(result: SensitivityResult, out: Path) -> Path:
     from ..jsonio import write_json
     from .figures import save_figure
     from .html import environment
-    from .template_plots import template_report_figure
+    from .sensitivity_plots import template_report_figure
 
     out.mkdir(parents=True, exist_ok=True)
     result.per_template.to_csv(out / "template_metrics.csv", index=False)

@@ -52,6 +52,7 @@ def write_run(rr: RunResult, out: Path) -> Path:
             "tests": rr.result.tests,
             "counts": rr.result.counts.to_dict("records"),
             "settings": rr.result.settings,
+            "notes": rr.result.notes,
             # how much of the next-token probability sat on the offered letters (None: not
             # letter-scored); a low mass means the model does not answer in the offered format
             "letter_mass": rr.manifest.get("letter_mass"),

@@ -8,7 +8,9 @@ from typing import Any
 
 import pandas as pd
 
-from .metric import metric
+from .metric import Declarations
+
+declare = Declarations(__name__)
 
 # ``n``: the rows (or, for pair metrics, the pairs) a value is computed over; for a macro row
 # the sum over the strata it averages, whose number is ``n_strata`` (1 for a stratum's row).
@@ -23,13 +25,16 @@ class ScoreResult:
     stratum labels (the card's split and type for WinoBias-UK; other families put their own
     stratum names there) and ``split == "macro"`` marks macro averages. ``tests`` lists
     significance tests, ``counts`` rows/scored/invalid/missing per stratum, ``settings`` the
-    bootstrap settings.
+    bootstrap settings. ``notes`` are what the scorer has to tell the reader about these numbers
+    (unpaired items left out of a pair metric, say): every report and the command line show
+    them as they are, without knowing the family.
     """
 
     metrics: pd.DataFrame
     tests: list[dict[str, Any]] = field(default_factory=list)
     counts: pd.DataFrame = field(default_factory=pd.DataFrame)
     settings: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
     # the task's validation findings (``datasets.base.Issue``), set by ``run``/``score``
     validation: list[Any] = field(default_factory=list)
 
@@ -39,20 +44,20 @@ class ScoreResult:
 
 
 # metrics several families report, declared once here
-metric(
+declare.metric(
     "accuracy",
     kind="accuracy",
     direction="higher",
     role="overall",
     card="Share of scored rows answered correctly.",
 )
-metric(
+declare.metric(
     "pair_consistency",
     kind="consistency",
     direction="higher",
     card="Share of pairs whose two sentences are both answered correctly.",
 )
-metric(
+declare.metric(
     "option_order_consistency",
     kind="consistency",
     direction="higher",
@@ -60,7 +65,7 @@ metric(
     constant_under=("cloze",),  # one request per row: no second order to disagree with
     card="Share of rows whose two option orders chose the same answer.",
 )
-metric(
+declare.metric(
     "invalid_rate",
     kind="rate",
     direction="lower",

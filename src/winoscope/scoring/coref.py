@@ -32,8 +32,10 @@ from ..errors import ScoringError
 from ..protocols.coref import NO_ANSWER, Span, SpanClusters, overlaps
 from .base import METRIC_COLUMNS, Stratum, stratified_rows
 from .coref_metrics import CONLL_METRICS, Counts, DocumentScore, score_document
-from .metric import Kind, group_metrics, metric
+from .metric import Declarations, Kind
 from .stats import resample_weights
+
+declare = Declarations(__name__)
 
 LINKS = ("target", "distractor", "both", "none")
 COUNT_METRICS = ("muc", "bcub", "ceafe", "ceafm", "mentions")
@@ -60,15 +62,19 @@ SUBSETS = {
 PARTS = {"conll_f1": ("muc_f1", "bcub_f1", "ceafe_f1")}
 for _m, (_kind, _what) in MEASURES.items():
     _what = _what[0].upper() + _what[1:]
-    metric(_m, kind=_kind, direction="higher", components=PARTS.get(_m, ()), card=f"{_what}.")
-    group_metrics(_m, SUBSETS, kind=_kind, name="{measure}_{group}", card=_what + " on {what}.")
-group_metrics(
+    declare.metric(
+        _m, kind=_kind, direction="higher", components=PARTS.get(_m, ()), card=f"{_what}."
+    )
+    declare.group_metrics(
+        _m, SUBSETS, kind=_kind, name="{measure}_{group}", card=_what + " on {what}."
+    )
+declare.group_metrics(
     "conll_f1",
     {"double": "", "single": ""},
     kind="f1",
     card="CoNLL F1 on the {group}-context sentences.",
 )
-metric(
+declare.metric(
     "conll_f1_pro_minus_anti",
     kind="gap",
     direction="zero",
@@ -76,7 +82,7 @@ metric(
     label="conll f1 pro − anti",
     card="CoNLL F1 on pro- minus anti-stereotypical documents: above 0 follows the stereotype.",
 )
-metric(
+declare.metric(
     "conll_f1_female_minus_male",
     kind="gap",
     direction="zero",
@@ -252,6 +258,7 @@ def subset_values(docs: pd.DataFrame, weights: np.ndarray | None = None) -> dict
     return out
 
 
+@declare.scorer
 def score_frame(
     table: pd.DataFrame,
     *,

@@ -37,10 +37,9 @@ shown as plain numbers until it declares them.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar, get_args
+from typing import Any, Literal, TypeVar, get_args
 
 Kind = Literal[
     "accuracy", "gap", "agreement", "share", "count", "correlation", "f1", "rate", "consistency"
@@ -120,8 +119,10 @@ def metric(
     measure: str = "",
     role: Role = "",
     constant_under: Iterable[str] = (),
+    module: str = "",
 ) -> Callable[[F], F]:
     """Declare ``name``; usable as a plain call or as a decorator on the function computing it.
+    ``module`` names the declaring scorer's module (:class:`Declarations` passes it).
 
     >>> _ = metric("made_up_difference", kind="gap", direction="zero",
     ...            components=("a_accuracy", "b_accuracy"))
@@ -139,9 +140,6 @@ def metric(
     comps = tuple(components)
     if kind == "gap" and len(comps) != 2:
         raise ValueError(f"metric {name!r}: a gap names its two components (a, b) for a - b")
-    caller = str(sys._getframe(1).f_globals.get("__name__", ""))
-    if caller == __name__:  # declared through group_metrics: the module that called it
-        caller = str(sys._getframe(2).f_globals.get("__name__", ""))
     spec = MetricSpec(
         name,
         kind,
@@ -154,7 +152,7 @@ def metric(
         role,
         True,
         tuple(constant_under),
-        caller,
+        module,
     )
     old = METRICS.get(name)
     if old is not None and old != spec:
@@ -175,6 +173,7 @@ def group_metrics(
     card: str,
     name: str = "{group}_{measure}",
     direction: Direction = "higher",
+    module: str = "",
 ) -> None:
     """Declare ``measure`` restricted to each of ``groups`` (group -> its description): the
     metric ``name`` (``{group}``, ``{measure}`` filled in), whose ``card`` may use ``{what}``,
@@ -193,7 +192,60 @@ def group_metrics(
             group=group if group in (*CONDITION_GROUPS, *GENDER_GROUPS) else "",
             measure=measure,
             card=card.format(group=group, what=what),
+            module=module,
         )
+
+
+class Declarations:
+    """The metrics one scorer declares, attached to the scorer it belongs to.
+
+    A scorer module makes one (``declare = Declarations(__name__)``), declares each metric next
+    to the code that computes it (``declare.metric("signed_bias_gap", kind="gap", ...)``) and
+    attaches the set to its scoring function (``@declare.scorer``), whose ``declarations``
+    attribute then lists them and the scorer's options (``declare.option(...)``, see
+    :mod:`winoscope.scoring.options`); the module is named explicitly, so nothing inspects the
+    caller's frame.
+
+    >>> d = Declarations("example.scorer")
+    >>> d.metric("example_rate", kind="rate", direction="lower")
+    >>> @d.scorer
+    ... def score(frame): ...
+    >>> score.declarations.names, get_metric("example_rate").module
+    (('example_rate',), 'example.scorer')
+    """
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+        self._names: list[str] = []
+        self._options: list[Any] = []
+
+    @property
+    def options(self) -> tuple[Any, ...]:
+        """The scorer's options (:class:`~winoscope.scoring.options.ScorerOption`)."""
+        return tuple(self._options)
+
+    def option(self, name: str, **declaration: Any) -> None:
+        """Declare a scorer option (see :mod:`winoscope.scoring.options`)."""
+        from .options import ScorerOption
+
+        self._options.append(ScorerOption(name, **declaration))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._names)
+
+    def metric(self, name: str, **meaning: Any) -> None:
+        metric(name, module=self.module, **meaning)
+        self._names.append(name)
+
+    def group_metrics(self, measure: str, groups: Mapping[str, str], **meaning: Any) -> None:
+        group_metrics(measure, groups, module=self.module, **meaning)
+        pattern = meaning.get("name", "{group}_{measure}")
+        self._names += [pattern.format(group=g, measure=measure) for g in groups]
+
+    def scorer(self, fn: F) -> F:
+        fn.declarations = self  # type: ignore[attr-defined]
+        return fn
 
 
 def get_metric(name: str) -> MetricSpec:
@@ -292,19 +344,14 @@ _LOADED: list[bool] = []
 
 
 def load_builtin() -> None:
-    """Import the built-in scorers, whose modules declare their metrics: every module of this
-    package whose source calls ``metric(`` or ``group_metrics(`` (found by a walk, not a list)."""
+    """Import the scorers that declare the built-in metrics: the shared ones here, and every
+    registered task's scorer through the task registry (imported by name, as a registry's
+    look-up would), so a report drawn from a run directory alone knows every metric."""
     if _LOADED:
         return
     _LOADED.append(True)
     import importlib
-    import pkgutil
-    from pathlib import Path
 
-    here = Path(__file__).parent
-    for info in pkgutil.iter_modules([str(here)]):
-        if info.name == "metric":
-            continue
-        source = (here / f"{info.name}.py").read_text(encoding="utf-8")
-        if "metric(" in source or "group_metrics(" in source:
-            importlib.import_module(f"{__package__}.{info.name}")
+    for name in ("winoscope.scoring.base", "winoscope.scoring.coref"):
+        importlib.import_module(name)
+    importlib.import_module("winoscope.tasks").TASKS.names()

@@ -1,6 +1,9 @@
-"""Tasks. Every module of this package, and every ``winoscope.tasks`` entry point of an
-installed distribution, is imported on the first look-up in :data:`TASKS` (see
-:mod:`winoscope.registry` and docs/plugins.md); each registers its tasks with :func:`task`."""
+"""Tasks: a name bound to a loader, a protocol and a scorer (:mod:`.base`), and what every
+forced-choice and resolver-protocol family task shares (:mod:`.choice_task`,
+:mod:`.coref_task`). The built-in tasks are the families' (:mod:`winoscope.families.registration`,
+imported by name on the first look-up in :data:`TASKS`), and every ``winoscope.tasks`` entry
+point of an installed distribution adds its own (see :mod:`winoscope.registry` and
+docs/plugins.md)."""
 
 from typing import Any
 
@@ -22,8 +25,6 @@ def _adopt(name: str, obj: Any) -> None:
         TASKS.add(t.name, t)
 
 
-# every module is imported: a module may register through ``task(Task(...))``, ``TASKS.add`` or
-# a family factory (``winobias_task(...)``), and none of them is heavy to import
-TASKS.discover_with(__name__, ENTRY_POINT_GROUP, _adopt)
+TASKS.discover_with("winoscope.families.registration", ENTRY_POINT_GROUP, _adopt)
 
 __all__ = ["ENTRY_POINT_GROUP", "TASKS", "Task", "get_task", "task"]

@@ -21,6 +21,7 @@ from ..protocols.forced_choice import PromptTemplate
 from ..records import Request, Response
 from ..registry import Registry
 from ..scoring.base import ScoreResult
+from ..scoring.options import ScorerOption
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,18 @@ class Task:
     resampling_unit: str = ""
     build_cloze_requests: Callable[[Dataset, ClozeTemplate], list[Request]] | None = None
     cloze_template: ClozeTemplate | None = None
+    # the language its prompts are in (a registered Language's code): the prompt and cloze
+    # templates of that language are the task's to vary; "" for a task without prompts
+    language: str = ""
+    # a resolver-protocol task's gold documents: (table, source) -> CorefItems, which
+    # ``winoscope coref-export`` writes for an external resolver
+    documents: Callable[..., list[Any]] | None = None
+
+    @property
+    def scorer_options(self) -> tuple[ScorerOption, ...]:
+        """The options the task's scorer declares (:mod:`winoscope.scoring.options`)."""
+        declared = getattr(self.score, "declarations", None)
+        return tuple(declared.options) if declared is not None else ()
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -65,6 +78,8 @@ class Task:
             "protocols": [self.protocol] + (["cloze"] if self.build_cloze_requests else []),
             "metrics": list(self.metrics),
             "description": self.description,
+            "language": self.language,
+            "scorer_options": [o.describe() for o in self.scorer_options],
         }
 
 

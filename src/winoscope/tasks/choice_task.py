@@ -1,7 +1,7 @@
 """What every forced-choice family task shares, whatever its family and language.
 
-A family factory (:func:`~winoscope.tasks.winobias.winobias_task`,
-:func:`~winoscope.tasks.winopron.winopron_task`) supplies how its rows become typed items and
+A family factory (:func:`~winoscope.families.winobias.tasks.winobias_task`,
+:func:`~winoscope.families.winopron.tasks.winopron_task`) supplies how its rows become typed items and
 how an option is worded; :func:`choice_task` makes the rest: the two-order forced-choice
 requests (by the one choice-row builder), the cloze requests, the join of the answers back to
 the rows, and the :class:`~winoscope.tasks.base.Task` record, registered unless asked not to.
@@ -77,6 +77,7 @@ def choice_task(
     review_status: str | None = None,
     resampling_unit: str = "",
     register: bool = True,
+    language: str = "",
 ) -> Task:
     """A forced-choice task over ``items(ds)``; ``requests_for(ds, template, items)`` replaces
     the default requests (both orders of every row) where a family asks otherwise; ``key`` is
@@ -116,5 +117,6 @@ def choice_task(
         resampling_unit=resampling_unit,
         build_cloze_requests=cloze_requests if cloze_template is not None else None,
         cloze_template=cloze_template,
+        language=language,
     )
     return task(t) if register else t

@@ -85,5 +85,6 @@ def coref_task(
         prediction_column="predicted_clusters",
         extras={"demo_models": list(DEMO_MODELS)},
         review_status=access.review_status,
+        documents=documents,
     )
     return task(t) if register else t

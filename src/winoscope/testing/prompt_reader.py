@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..records import Request, Response
+from ..records import CHOICE_PROTOCOLS, Description, Request, Response
 
 OPTION_LINE = re.compile(r"^[ \t]*([A-ZА-Я])[.)][ \t]+(.+?)[ \t]*$", re.M)
 Choose = Callable[[str, Mapping[str, str]], str | None]
@@ -85,6 +85,10 @@ class ScriptedBackend:
     kind: str = "scripted"
     cacheable: bool = False
     params: dict[str, Any] = field(default_factory=lambda: {"mode": "reads the prompt"})
+    protocols: frozenset[str] = CHOICE_PROTOCOLS | {"cloze"}
+
+    def describe(self) -> Description:
+        return Description()
 
     def respond(self, requests: Sequence[Request]) -> Iterator[Response]:
         for req in requests:

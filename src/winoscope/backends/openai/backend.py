@@ -1,0 +1,376 @@
+"""``openai:MODEL``: any OpenAI-compatible server (vLLM, llama.cpp server, Ollama, hosted APIs).
+
+Four modes (the ``mode`` option, recorded in ``params``):
+
+- ``chat`` (default): ``POST /chat/completions`` with the prompt as one user message, greedy
+  (``temperature=0``) and short (``max_tokens=16``, sent as ``max_completion_tokens`` with
+  ``token_param=max_completion_tokens`` for servers that want it); the answer is the message's
+  ``content`` (never ``reasoning_content``), normalised by the protocol. Empty or null content is
+  a failed answer naming its ``finish_reason``, never a stored one.
+- ``letters``: ``POST /completions`` with ``max_tokens=1`` and ``logprobs=top_logprobs``; each
+  option's score is the log-probability of its label as the next token (``"A"`` or ``" A"``,
+  summed in probability space). A label absent from the top tokens scores ``-inf``; when no
+  label is present the answer is a tie, which the protocol counts as invalid. ``letter_mass``
+  is the probability on the letters among the top candidates.
+- ``chat-letters``: the same read from ``/chat/completions`` with ``logprobs=true`` and
+  ``top_logprobs`` (servers that only offer chat, e.g. hosted APIs).
+- ``cloze``: cloze requests (context, continuations) scored from ``/completions`` with
+  ``echo=true, logprobs=1, max_tokens=0`` and one prompt per option (``context + continuation``,
+  sent as a list in one call): each option's score is the sum of the log-probabilities of the
+  tokens whose ``text_offset`` lies in its continuation. A server that refuses ``max_tokens=0``
+  is asked with 1 (the generated token lies after the prompt and is not counted).
+
+Requests run concurrently on one asyncio loop in a background thread (:mod:`.loop_thread`,
+so ``respond`` stays a plain iterator), at most ``concurrency`` in flight, spread round-robin over every base URL; a
+retry goes to the next URL. HTTP is :mod:`.openai_http` (aiohttp): proxies from the environment
+or ``proxy``, same-origin 307/308 redirects, TLS with the system store or ``SSL_CERT_FILE``.
+
+HTTP 429 and 503 wait for ``Retry-After`` (seconds or an HTTP date) when given; 5xx, 408,
+timeouts, dropped or reset connections and unreadable bodies (malformed, nested too deeply,
+non-finite log-probabilities) are retried with exponential backoff and full jitter up to
+``max_retries`` times, then become ``Response(error=...)`` for that request. 401, 403, 404 and
+407 stop the run with a :class:`BackendError`, as do an untrusted TLS certificate and a redirect
+that cannot be followed. Other 4xx answers, empty answers and missing log-probabilities are
+per-request errors without retry; when the first :data:`EARLY_STOP` answers all fail that same
+way the run stops with that error instead of paying for the rest.
+
+The API key is read from the environment variable named by ``api_key_env`` when the backend
+starts; it is sent only in the ``Authorization`` header, never kept in ``params`` and masked out
+of every error message before any message is cut short.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...errors import BackendError
+from ...records import Request, Response
+from ..base import CHOICE_PROTOCOLS, Description, backend
+from .http import Transport, proxy_summary
+from .loop_thread import iterate_in_thread
+from .options import build_backend_settings, cli_backend_options, normalise_base_url
+from .parse import (
+    RequestFailed,
+    RetryableError,
+    backoff_delay,
+    chat_text,
+    cloze_scores,
+    label_scores,
+    letter_mass,
+    load_json,
+    parse_retry_after,
+    redact,
+    snippet,
+    top_from_chat,
+    top_from_completions,
+)
+
+__all__ = [
+    "EARLY_STOP",
+    "OpenAIBackend",
+    "backoff_delay",
+    "cli_backend_options",
+    "label_scores",
+    "make_openai",
+    "normalise_base_url",
+    "parse_retry_after",
+]
+
+MODES = ("chat", "letters", "chat-letters", "cloze")
+FATAL_STATUS = {401: "unauthorised", 403: "forbidden", 404: "not found",
+                407: "proxy authentication required"}  # fmt: skip
+RETRY_STATUS = {408, 409, 425, 429}
+WAIT_STATUS = {429, 503}  # statuses whose Retry-After is honoured
+EARLY_STOP = 20  # the first this many answers failing the same deterministic way stop the run
+
+
+@dataclass
+class OpenAIBackend:
+    """Requests to OpenAI-compatible servers; see the module docstring for the behaviour."""
+
+    model: str
+    base_urls: tuple[str, ...]
+    params: dict[str, Any] = field(default_factory=dict)
+    concurrency: int = 32
+    max_retries: int = 5
+    timeout: float = 60.0
+    api_key_env: str = "OPENAI_API_KEY"
+    backoff: float = 0.5
+    backoff_cap: float = 20.0
+    retry_after_cap: float = 120.0
+    proxy: str | None = None
+    poll: float = 0.02
+    kind: str = "openai"
+    cacheable: bool = True
+    stats: dict[str, int] = field(default_factory=dict)
+    _body_parts: tuple[bytes, bytes] | None = field(default=None, init=False, repr=False)
+    _cloze_tokens: int = field(default=0, init=False, repr=False)
+
+    @property
+    def mode(self) -> str:
+        return str(self.params["mode"])
+
+    @property
+    def token_param(self) -> str:
+        return str(self.params.get("token_param", "max_tokens"))
+
+    @property
+    def protocols(self) -> frozenset[str]:
+        """``mode=cloze`` scores continuations (completions with echoed log-probabilities);
+        the other modes answer lettered choices and NLI questions."""
+        return frozenset({"cloze"}) if self.mode == "cloze" else CHOICE_PROTOCOLS
+
+    def describe(self) -> Description:
+        return Description(transport=self.transport_info())
+
+    def transport_info(self) -> dict[str, Any]:
+        """For the manifest: whether requests went through a proxy (never its address)."""
+        return proxy_summary(list(self.base_urls), self.proxy)
+
+    # ----------------------------------------------------------------- payloads and parsing
+    def endpoint(self) -> str:
+        return "/completions" if self.mode in ("letters", "cloze") else "/chat/completions"
+
+    def payload(self, req: Request) -> dict[str, Any]:
+        if self.mode == "cloze":
+            return {
+                "model": self.model,
+                "prompt": [req.prompt + o.text for o in req.options],
+                "max_tokens": self._cloze_tokens,
+                "echo": True,
+                "logprobs": 1,
+                "temperature": 0.0,
+            }
+        return self._payload(req.prompt)
+
+    def _payload(self, prompt: str) -> dict[str, Any]:
+        p = self.params
+        body: dict[str, Any] = {"model": self.model, "temperature": p["temperature"]}
+        if "seed" in p:
+            body["seed"] = p["seed"]
+        if self.mode == "letters":
+            body.update(prompt=prompt, max_tokens=1, logprobs=p["top_logprobs"])
+            return body
+        messages = []
+        if p.get("system"):
+            messages.append({"role": "system", "content": p["system"]})
+        messages.append({"role": "user", "content": prompt})
+        body["messages"] = messages
+        if self.mode == "chat-letters":
+            body.update(logprobs=True, top_logprobs=p["top_logprobs"])
+            body[self.token_param] = 1
+        else:
+            body[self.token_param] = p["max_tokens"]
+        return body
+
+    def encode(self, req: Request) -> bytes:
+        """``payload(req)`` as JSON bytes; for one-prompt modes the rest is encoded once and
+        the prompt spliced in."""
+        if self.mode == "cloze":
+            return json.dumps(self.payload(req), ensure_ascii=False).encode("utf-8")
+        parts = self._body_parts
+        if parts is None:
+            mark = "\u0000winoscope-prompt\u0000"
+            text = json.dumps(self._payload(mark), ensure_ascii=False)
+            before, after = text.split(json.dumps(mark), 1)
+            parts = self._body_parts = (before.encode("utf-8"), after.encode("utf-8"))
+        return parts[0] + json.dumps(req.prompt, ensure_ascii=False).encode("utf-8") + parts[1]
+
+    def parse(self, req: Request, raw: bytes, latency: float, key: str = "") -> Response:
+        """Turn a 200 body into a response. Unreadable: ``RetryableError``; readable but
+        unusable (empty answer, no log-probabilities): ``RequestFailed``."""
+        body = load_json(raw, key)
+        base: dict[str, Any] = {
+            "request_id": req.request_id,
+            "backend": self.kind,
+            "model": self.model,
+            "latency_s": latency,
+        }
+        try:
+            if self.mode == "chat":
+                text, finish = chat_text(body)  # an answer echoing the key is masked too
+                return Response(**base, text=redact(text, key), finish_reason=finish)
+            if self.mode == "cloze":
+                sums, counts = cloze_scores(body, req)
+                return Response(**base, option_logprobs=sums, option_token_counts=counts)
+            # one token is asked for, so finish_reason (``length``) says nothing: not kept
+            top = top_from_completions(body) if self.mode == "letters" else top_from_chat(body)
+            labels = [o.label for o in req.options]
+            return Response(
+                **base,
+                option_logprobs=label_scores(top, labels),
+                letter_mass=letter_mass(top, labels),
+            )
+        except RequestFailed:
+            raise
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError, OverflowError,
+                RecursionError) as exc:  # fmt: skip
+            why = redact(str(exc), key)
+            raise RetryableError(
+                f"malformed response body ({why}): {snippet(raw, key, 120)}"
+            ) from None
+
+    # ----------------------------------------------------------------------------- running
+    def respond(self, requests: Sequence[Request]) -> Iterator[Response]:
+        """Yield responses as they complete; closing the iterator cancels what is in flight."""
+        if not requests:
+            return
+        wrong = sorted({r.kind for r in requests if (r.kind == "cloze") != (self.mode == "cloze")})
+        if wrong:
+            raise BackendError(
+                f"openai mode '{self.mode}' cannot answer {', '.join(wrong)} requests"
+                + (" (use --mode cloze)" if "cloze" in wrong else "")
+            )
+        key = os.environ.get(self.api_key_env, "")
+
+        async def produce(out: deque[Any], ended: threading.Event) -> None:
+            await self._run_all(requests, key, out, ended)
+
+        yield from iterate_in_thread(produce, len(requests), self.poll, "winoscope-openai")
+
+    async def _run_all(
+        self, requests: Sequence[Request], key: str, out: deque[Any], ended: threading.Event
+    ) -> None:
+        self.stats = {"http_calls": 0, "retries": 0, "errors": 0}
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        transport = Transport(self.concurrency, self.timeout, headers, self.proxy)
+        urls = [u + self.endpoint() for u in self.base_urls]
+        rng = random.Random()
+        pending = iter(enumerate(requests))
+        answered = [0]
+        first: list[str | None] = []  # failure signature (None: answered) of the first answers
+
+        async def worker() -> None:
+            # ``concurrency`` workers pull from one iterator: at most that many in flight, and
+            # no task or semaphore waiter exists per queued request.
+            for i, req in pending:
+                resp, signature = await self._ask(transport, i, req, key, rng, urls)
+                if resp.error is not None:
+                    self.stats["errors"] += 1
+                if len(first) < EARLY_STOP:
+                    first.append(signature)
+                    if len(first) == EARLY_STOP and len(set(first)) == 1 and signature:
+                        raise BackendError(
+                            f"the first {EARLY_STOP} answers all failed the same way, so the "
+                            f"run stops: {resp.error}"
+                        )
+                out.append(resp)
+                answered[0] += 1
+                if answered[0] == len(requests):
+                    ended.set()
+
+        n_workers = min(self.concurrency, len(requests))
+        workers = [asyncio.ensure_future(worker()) for _ in range(n_workers)]
+        try:
+            await asyncio.gather(*workers)
+        finally:
+            for w in workers:
+                w.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            await transport.close()
+
+    async def _ask(
+        self,
+        transport: Transport,
+        index: int,
+        req: Request,
+        key: str,
+        rng: random.Random,
+        urls: Sequence[str],
+    ) -> tuple[Response, str | None]:
+        """The response to one request and, when it failed deterministically, why."""
+        aiohttp = transport.aiohttp
+        last = ""
+        attempt = 0
+        while True:
+            url = urls[(index + attempt) % len(urls)]
+            wait: float | None = None
+            started = time.perf_counter()
+            sent_tokens = self._cloze_tokens
+            body = self.encode(req)
+            try:
+                self.stats["http_calls"] += 1
+                answer = await transport.post(url, body)
+                latency = time.perf_counter() - started
+                status = answer.status
+                if status == 200:
+                    return self.parse(req, answer.body, latency, key), None
+                detail = snippet(answer.body, key)
+                if status in FATAL_STATUS:
+                    raise BackendError(
+                        f"{answer.url} answered HTTP {status} ({FATAL_STATUS[status]}): "
+                        f"{detail}; check the base URL, the model name '{self.model}'"
+                        + (", the proxy" if status == 407 else "")
+                        + f" and the API key in ${self.api_key_env}"
+                    )
+                if status == 400 and self.mode == "cloze" and sent_tokens == 0:
+                    self._cloze_tokens = 1  # the server refuses max_tokens=0: ask with 1
+                    continue
+                if status >= 500 or status in RETRY_STATUS:
+                    if status in WAIT_STATUS:
+                        wait = parse_retry_after(answer.headers.get("retry-after"))
+                        if wait is not None:
+                            wait = min(wait, self.retry_after_cap)
+                    raise RetryableError(f"HTTP {status}: {detail}", wait)
+                raise RequestFailed(f"HTTP {status}: {detail}", signature=f"HTTP {status}")
+            except BackendError as exc:  # a stop names a Location or a body: mask the key
+                raise BackendError(redact(str(exc), key)) from None
+            except RetryableError as exc:
+                last, wait = str(exc), exc.wait
+            except RequestFailed as exc:
+                return self._error(req, str(exc), key, exc.finish_reason), exc.signature
+            except aiohttp.ClientConnectorCertificateError as exc:
+                # every request would fail the same way: stop, as for a wrong key or URL
+                cert = getattr(exc, "certificate_error", exc)
+                why = getattr(cert, "verify_message", None) or str(cert)
+                raise BackendError(
+                    f"{url}: the server's TLS certificate is not trusted ({why}); if it is "
+                    "signed by a private CA, point SSL_CERT_FILE at that CA's certificate"
+                ) from None
+            except TimeoutError:
+                last = f"timed out after {self.timeout:g} s"
+            except aiohttp.ClientHttpProxyError as exc:
+                why = redact(f"HTTP {exc.status} {exc.message}", key)
+                raise BackendError(f"the proxy refused the connection to {url}: {why}") from None
+            except (aiohttp.ClientError, OSError) as exc:
+                last = f"{type(exc).__name__}: {exc}"
+            if attempt >= self.max_retries:
+                break
+            self.stats["retries"] += 1
+            delay = (
+                wait
+                if wait is not None
+                else backoff_delay(attempt, self.backoff, self.backoff_cap, rng)
+            )
+            attempt += 1
+            await asyncio.sleep(delay)
+        return self._error(req, f"{last} (after {self.max_retries + 1} attempts)", key), None
+
+    def _error(
+        self, req: Request, message: str, key: str = "", finish_reason: str | None = None
+    ) -> Response:
+        return Response(
+            request_id=req.request_id,
+            backend=self.kind,
+            model=self.model,
+            error=redact(message, key),
+            finish_reason=finish_reason,
+        )
+
+
+@backend("openai")
+def make_openai(name: str, **options: Any) -> OpenAIBackend:
+    """Build the backend; options as in :func:`.openai_options.build_backend_settings`
+    (``base_url`` defaults to ``$OPENAI_BASE_URL`` or the OpenAI API). An unknown option is an
+    error naming the backend and every option it knows."""
+    settings = build_backend_settings(name, options, MODES)
+    return OpenAIBackend(model=name, **settings)

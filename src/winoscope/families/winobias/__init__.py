@@ -1,0 +1,12 @@
+"""The WinoBias family: WinoBias-UK Natural, English WinoBias and further adaptations.
+
+- :mod:`.dataset`: the family record and its column maps (``UK``: WinoBias-UK Natural's table;
+  ``EN``: English WinoBias's bracket files, read by :mod:`.brackets`), and :mod:`.conll_key`
+  (English WinoBias's CoNLL files, the resolver protocol's gold key);
+- :mod:`.checks` (the card's structural checks, any adaptation) and :mod:`.checks_uk`
+  (WinoBias-UK Natural's construction checks);
+- :mod:`.tasks` (forced choice: ``winobias-uk``, ``winobias-en``) and :mod:`.coref_tasks`
+  (``winobias-uk/coref``, ``winobias-en/coref``);
+- :mod:`.scorer` (the card's metrics, declared next to their code);
+- :mod:`.crosslingual` (WinoBias-UK rows joined to English WinoBias on the source item).
+"""

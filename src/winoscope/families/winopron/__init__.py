@@ -1,0 +1,11 @@
+"""The WinoPron family: WinoPron-UK, English WinoPron, English Winogender and further adaptations.
+
+- :mod:`.dataset`: the family record and its column maps, with :mod:`.sentence_templates`
+  (readers of the English WinoPron and Winogender sentence-template files);
+- :mod:`.checks` (the family's structural checks, every language) and :mod:`.checks_uk`
+  (WinoPron-UK's entity inflection and released-prompt integrity);
+- :mod:`.tasks` (forced choice and the four-step protocol: ``winopron-uk``, ``winopron-en``,
+  ``winogender-en``) and :mod:`.coref_tasks` (``winopron-uk/coref``);
+- :mod:`.scorer` (the card's metrics, declared next to their code);
+- :mod:`.crosslingual` (WinoPron-UK rows joined to English WinoPron on the source template).
+"""

@@ -1,0 +1,217 @@
+"""The first stage of a run: from a :class:`~winoscope.run_config.RunConfig` to a
+:class:`RunPlan`, everything decided before a model is asked.
+
+The plan loads and validates the data (blocking findings stop it, or leave their rows out with
+``skip_bad_rows``), makes the backend, chooses the protocol explicitly and checks it against
+what the backend answers (:func:`choose_protocol`), resolves the prompt or cloze template,
+builds the requests, applies ``limit`` and checks the scorer options against the ones the
+task's scorer declares. Nothing here talks to a model.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .backends import Backend, create_backend, model_label
+from .backends.store import STORE_FILE
+from .datasets.base import Dataset, Issue
+from .datasets.validation import BLOCKING_HINT, ValidationFailed, blocking
+from .errors import TaskError
+from .limit import check_limit, limit_run
+from .protocols.cloze import ClozeTemplate
+from .protocols.forced_choice import PromptTemplate, apply_failed_policy
+from .records import Request
+from .run_config import RunConfig
+from .runner_outcome import check_failed_share
+from .scoring.options import scorer_options
+from .tags import normalize_tags
+from .tasks import TASKS, Task, get_task
+from .tasks.base import validate_dataset
+
+Template = PromptTemplate | ClozeTemplate
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What a run will ask and how it will score, decided before the model is asked."""
+
+    config: RunConfig
+    task: Task
+    dataset: Dataset
+    issues: list[Issue]
+    left_out: dict[str, Any] | None
+    backend: Backend
+    protocol: str
+    template: Template
+    requests: list[Request]
+    partial: dict[str, Any] | None
+    store_path: Path | None
+    scorer_options: dict[str, Any]
+    tags: dict[str, Any]
+    started: float
+
+
+def choose_protocol(task: Task, backend: Backend, requested: str | None = None) -> str:
+    """The protocol a run asks: ``requested`` if given, else the task's own when the backend
+    answers it, else cloze for a backend that scores only continuations. Either way the task
+    must offer it and the backend must answer it; the error says what each can do."""
+    offered = [task.protocol] + (["cloze"] if task.build_cloze_requests is not None else [])
+    answers = sorted(backend.protocols)
+    if requested is not None:
+        protocol = requested
+    elif task.protocol in backend.protocols:
+        protocol = task.protocol
+    elif "cloze" in backend.protocols:
+        protocol = "cloze"
+    else:
+        protocol = task.protocol
+    if protocol == "cloze" and task.build_cloze_requests is None:
+        able = ", ".join(n for n in TASKS.names() if TASKS.get(n).build_cloze_requests)
+        why = "asked for" if requested is not None else "the backend's mode is cloze"
+        raise TaskError(
+            f"task {task.name} has no cloze protocol ({why}): ask it with "
+            f"another mode (-M mode=texts or -M mode=letters), or run a task with one: {able}"
+        )
+    if protocol not in offered:
+        raise TaskError(f"task {task.name} is asked by {' or '.join(offered)}, not by {protocol}")
+    if protocol not in backend.protocols:
+        raise TaskError(
+            f"{model_label(backend)} does not answer the {protocol} protocol of task "
+            f"{task.name} (it answers {', '.join(answers) or 'nothing'})"
+        )
+    return protocol
+
+
+def resolve_template(
+    task: Task, backend: Backend, protocol: str, template: str | Path | Template | None
+) -> Template:
+    """The prompt template (or, for cloze, the cloze template) of the run."""
+    if protocol == "cloze":
+        return _cloze_template(task, template)
+    if isinstance(template, PromptTemplate):
+        return template
+    if isinstance(template, ClozeTemplate):
+        raise TaskError(
+            f"cloze template '{template.name}' needs a backend in mode=cloze "
+            f"({model_label(backend)} has mode {backend.params.get('mode', 'none')!r})"
+        )
+    if template is not None:  # a registered name, a file or the text
+        from .prompt_templates import resolve, task_kind
+
+        found = resolve(template, task_kind(task, cloze_mode=False))
+        assert isinstance(found, PromptTemplate)
+        return found
+    if task.default_template is None:
+        raise TaskError(f"task {task.name} needs a prompt template")
+    return task.default_template
+
+
+def _cloze_template(task: Task, template: str | Path | Template | None) -> ClozeTemplate:
+    if isinstance(template, PromptTemplate):
+        raise TaskError(
+            f"prompt template '{template.name}' is a lettered prompt; mode=cloze takes a cloze "
+            "template ending in {candidate}"
+        )
+    if isinstance(template, ClozeTemplate):
+        return template
+    if template is not None:  # a registered name, a file or the text
+        from .prompt_templates import resolve
+
+        found = resolve(template, "cloze")
+        assert isinstance(found, ClozeTemplate)
+        return found
+    if task.cloze_template is None:
+        raise TaskError(f"task {task.name} needs a cloze template")
+    return task.cloze_template
+
+
+def build_requests(task: Task, ds: Dataset, protocol: str, template: Template) -> list[Request]:
+    if protocol == "cloze":
+        assert task.build_cloze_requests is not None and isinstance(template, ClozeTemplate)
+        return task.build_cloze_requests(ds, template)
+    assert isinstance(template, PromptTemplate)
+    return task.build_requests(ds, template)
+
+
+def leave_out_blocking(
+    ds: Dataset, issues: list[Issue], skip_bad_rows: bool
+) -> tuple[Dataset, dict[str, Any] | None]:
+    """Stop on blocking findings (exit 1), or leave their rows out with ``skip_bad_rows``."""
+    from .datasets.base import leave_out
+
+    stop = blocking(issues)
+    if not stop:
+        return ds, None
+    if not skip_bad_rows:
+        raise ValidationFailed(stop, ds.source.location, reason=BLOCKING_HINT)
+    kept, info = leave_out(ds, stop)
+    if kept.table.empty:
+        raise ValidationFailed(stop, ds.source.location, reason="no row is left to score")
+    return kept, info
+
+
+def response_store_path(store: str | Path | bool | None, out: str | Path | None) -> Path | None:
+    """Where answers are stored: ``store`` if a path, else ``OUT/responses.sqlite``, else none."""
+    if store is False:
+        return None
+    if store is None or store is True:
+        return None if out is None else Path(out) / STORE_FILE
+    return Path(store)
+
+
+def make_backend(config: RunConfig) -> Backend:
+    if not isinstance(config.model, str):
+        return config.model
+    return create_backend(config.model, seed=config.seed, **dict(config.backend_options))
+
+
+def plan(config: RunConfig) -> RunPlan:
+    """Everything decided before the model is asked (the module docstring lists it)."""
+    started = time.time()
+    run_tags = normalize_tags(config.tags)
+    check_failed_share(config.max_failed_share)
+    check_limit(config.limit)
+    t = get_task(config.task) if isinstance(config.task, str) else config.task
+    # an unknown policy or scorer option fails before anything is loaded
+    apply_failed_policy(pd.DataFrame(), t.prediction_column, config.failed)
+    options = scorer_options(t.name, t.scorer_options, config.scorer_options)
+    data = config.data
+    # an already loaded dataset (several templates over one table) is not read again
+    ds = (
+        data
+        if isinstance(data, Dataset)
+        else t.load(data, revision=config.revision, split=config.split)
+    )
+    issues = validate_dataset(t, ds)
+    if config.strict and issues:
+        raise ValidationFailed(issues, ds.source.location)
+    ds, left_out = leave_out_blocking(ds, issues, config.skip_bad_rows)
+    backend = make_backend(config)
+    protocol = choose_protocol(t, backend, config.protocol)
+    tmpl = resolve_template(t, backend, protocol, config.template)
+    requests = build_requests(t, ds, protocol, tmpl)
+    partial = None
+    if config.limit is not None:  # validation above saw the whole table; the rest sees the part
+        ds, requests, partial = limit_run(ds, requests, config.limit)
+    store_path = response_store_path(config.store, config.out) if backend.cacheable else None
+    return RunPlan(
+        config=config,
+        task=t,
+        dataset=ds,
+        issues=issues,
+        left_out=left_out,
+        backend=backend,
+        protocol=protocol,
+        template=tmpl,
+        requests=requests,
+        partial=partial,
+        store_path=store_path,
+        scorer_options=options,
+        tags=run_tags,
+        started=started,
+    )
