@@ -3,7 +3,7 @@
     python scripts/build_occupation_forms.py            # both languages
     python scripts/build_occupation_forms.py uk
 
-Writes src/winoscope/occupations/lexicons/{lang}/forms.tsv and dropped_forms.tsv from the
+Writes src/winoscope/languages/{lang}/lexicon/forms.tsv and dropped_forms.tsv from the
 hand-written sources beside them (Swedish by the paradigm rules in
 winoscope.occupations.forms, Ukrainian with pymorphy3). Review the diff before committing.
 """

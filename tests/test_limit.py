@@ -33,7 +33,8 @@ def test_first_items_of_every_stratum_with_all_variants_and_both_orders(n: int) 
     task = get_task("winobias-uk")
     ds = task.load(None)
     requests = task.build_requests(ds, task.default_template)
-    sub, kept, entry = limit_run(ds, requests, n)
+    assert task.strata == ("split", "type")
+    sub, kept, entry = limit_run(ds, requests, n, task.strata)
 
     want = first_items(ds.table, ["split", "type"], n)
     assert set(sub.table["item_id"]) == want
@@ -64,7 +65,8 @@ def test_winopron_strata_are_context_by_pronoun_type() -> None:
     task = get_task("winopron-uk")
     ds = task.load(None)
     requests = task.build_requests(ds, task.default_template)
-    _, kept, entry = limit_run(ds, requests, 1)
+    assert task.strata == ("context", "pronoun_type")
+    _, kept, entry = limit_run(ds, requests, 1, task.strata)
     assert entry["strata_columns"] == ["context", "pronoun_type"]
     assert sum(s["items"] for s in entry["strata"]) == entry["items"]
     assert entry["requests"] == len(kept) < len(requests)
@@ -76,7 +78,7 @@ def test_limit_keeps_the_rows_its_requests_ask_whatever_the_key_column(task_name
     task = get_task(task_name)
     ds = task.load(None)
     requests = task.build_requests(ds, task.default_template)
-    sub, kept, entry = limit_run(ds, requests, 1)
+    sub, kept, entry = limit_run(ds, requests, 1, task.strata)
     key = "row_key" if "row_key" in ds.table.columns else "row_id"
     assert set(sub.table[key].astype(str)) == {r.row_id for r in kept}
     assert entry["rows"] == len(sub.table) > 0

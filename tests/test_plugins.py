@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from winoscope.backends.base import reject_unknown
-from winoscope.records import Response
+from winoscope.records import CHOICE_PROTOCOLS, Description, Response
 
 
 @dataclass
@@ -47,6 +47,10 @@ class LastOption:
     params: dict[str, Any] = field(default_factory=dict)
     kind: str = "demo"
     cacheable: bool = False
+    protocols: frozenset[str] = CHOICE_PROTOCOLS
+
+    def describe(self) -> Description:
+        return Description()
 
     def respond(self, requests):
         for req in requests:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .compare.across_languages import CrosslingualResult, crosslingual
     from .compare.difference import DiffResult, diff
     from .results import RunResult, SensitivityResult
+    from .run_config import RunConfig
     from .runner import run, score
     from .sensitivity import run_templates
 
@@ -42,7 +43,8 @@ _LAZY = {
     "CrosslingualResult": ".compare.across_languages",
     "crosslingual": ".compare.across_languages",
     "run_templates": ".sensitivity",
-    "hf_model": ".backends.hf_live",
+    "hf_model": ".backends.hf.live",
+    "RunConfig": ".run_config",
     "sweep": ".sweep",
     "SweepResult": ".results",
 }
@@ -52,6 +54,7 @@ __all__ = [
     "CrosslingualResult",
     "DatasetError",
     "DiffResult",
+    "RunConfig",
     "RunResult",
     "ScoringError",
     "SensitivityResult",

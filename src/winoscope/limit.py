@@ -7,7 +7,7 @@ from the dataset table and the request list, so every metric is computed on exac
 asked. A *source item* is the requests' ``item_id`` (what the bootstrap resamples). A *stratum*
 is the combination of the family's stratum columns (WinoBias: ``split`` x ``type``; WinoPron and
 Winogender: ``context`` x ``pronoun_type``; SweWinogender has none: the whole set is one
-stratum); an item whose rows span several values of a column belongs to the stratum named by
+stratum; each task declares them, ``Task.strata``); an item whose rows span several values of a column belongs to the stratum named by
 all of them. The manifest's ``partial`` entry records the limit and what was kept of what, and
 every report marks the run as partial (:func:`partial_note`).
 """
@@ -22,15 +22,6 @@ from .datasets.base import Dataset
 from .errors import TaskError
 from .records import Request
 
-# family -> the columns whose combination is a stratum
-STRATUM_COLUMNS: dict[str, tuple[str, ...]] = {
-    "winobias-uk": ("split", "type"),
-    "winobias-en": ("split", "type"),
-    "winopron-uk": ("context", "pronoun_type"),
-    "winopron-en": ("context", "pronoun_type"),
-    "winogender-en": ("context", "pronoun_type"),
-    "swewinogender": (),
-}
 # the table column holding the requests' ``row_id`` (WinoPron-style tables key rows by row_key)
 ROW_KEYS = ("row_id", "row_key")
 
@@ -41,13 +32,14 @@ def check_limit(limit: int | None) -> None:
 
 
 def limit_run(
-    ds: Dataset, requests: Sequence[Request], limit: int
+    ds: Dataset, requests: Sequence[Request], limit: int, stratum_columns: Sequence[str] = ()
 ) -> tuple[Dataset, list[Request], dict[str, Any]]:
-    """The dataset and requests of the first ``limit`` items per stratum, and the manifest entry."""
+    """The dataset and requests of the first ``limit`` items per stratum (the combinations of
+    the ``stratum_columns``), and the manifest entry."""
     check_limit(limit)
     table = ds.table
     key = _row_key_column(ds, requests)
-    columns = tuple(c for c in STRATUM_COLUMNS.get(ds.family, ()) if c in table.columns)
+    columns = tuple(c for c in stratum_columns if c in table.columns)
     row_ids = table[key].astype(str).tolist()
     column_values = [table[c].astype(str).tolist() for c in columns]
     item_of_row: dict[str, str] = {}

@@ -197,7 +197,7 @@ def plan(config: RunConfig) -> RunPlan:
     requests = build_requests(t, ds, protocol, tmpl)
     partial = None
     if config.limit is not None:  # validation above saw the whole table; the rest sees the part
-        ds, requests, partial = limit_run(ds, requests, config.limit)
+        ds, requests, partial = limit_run(ds, requests, config.limit, t.strata)
     store_path = response_store_path(config.store, config.out) if backend.cacheable else None
     return RunPlan(
         config=config,

@@ -23,7 +23,7 @@ from winoscope.errors import TaskError
 from winoscope.protocols import cloze
 from winoscope.protocols.choice_rows import ChoiceRow
 from winoscope.protocols.forced_choice import PromptTemplate
-from winoscope.records import Option, Request, Response
+from winoscope.records import Description, Option, Request, Response
 from winoscope.runner import run, score
 from winoscope.tasks import get_task
 
@@ -45,6 +45,10 @@ class ShortestWins:
     kind: str = "cloze-test"
     cacheable: bool = False
     fail_on: str = ""
+    protocols: frozenset[str] = frozenset({"cloze"})
+
+    def describe(self) -> Description:
+        return Description()
 
     def respond(self, requests: Sequence[Request]) -> Iterator[Response]:
         for req in requests:

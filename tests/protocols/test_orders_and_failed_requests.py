@@ -16,7 +16,7 @@ from winoscope.protocols.forced_choice import (
     apply_failed_policy,
     combine_orders,
 )
-from winoscope.records import Option, Response
+from winoscope.records import CHOICE_PROTOCOLS, Description, Option, Response
 
 requests_for = WINOBIAS_UK.build_requests
 
@@ -95,6 +95,10 @@ class _Flaky:
     kind = "flaky"
     model = "flaky"
     cacheable = False
+    protocols = CHOICE_PROTOCOLS
+
+    def describe(self) -> Description:
+        return Description()
 
     def __init__(self, fail: set[str]) -> None:
         self.fail = fail

@@ -20,7 +20,7 @@ import winoscope.families.swewinogender.tasks  # registers the swewinogender tas
 from winoscope.errors import ScoringError
 from winoscope.occupations import stats as st
 from winoscope.occupations.pipeline import correlate as correlation_run
-from winoscope.records import Request, Response
+from winoscope.records import CHOICE_PROTOCOLS, Description, Request, Response
 from winoscope.scoring import occupation_correlation as oc
 
 
@@ -184,6 +184,10 @@ class ScbStereotype:
     model: str = "scb-stereotype"
     params: dict = field(default_factory=dict)
     cacheable: bool = False
+    protocols: frozenset[str] = CHOICE_PROTOCOLS
+
+    def describe(self) -> Description:
+        return Description()
 
     def respond(self, requests: Sequence[Request]) -> Iterator[Response]:
         for req in requests:

@@ -20,7 +20,7 @@ import winoscope.families.swewinogender.tasks as tasks
 from winoscope.errors import DatasetError, ScoringError
 from winoscope.families.swewinogender import dataset as sw
 from winoscope.families.swewinogender import scorer as sc
-from winoscope.records import Request, Response
+from winoscope.records import CHOICE_PROTOCOLS, Description, Request, Response
 
 
 @pytest.fixture(scope="module")
@@ -176,6 +176,10 @@ class PreferText:
     model: str = "prefer"
     params: dict = field(default_factory=dict)
     cacheable: bool = False
+    protocols: frozenset[str] = CHOICE_PROTOCOLS
+
+    def describe(self) -> Description:
+        return Description()
 
     def respond(self, requests: Sequence[Request]) -> Iterator[Response]:
         for req in requests:

@@ -2,7 +2,8 @@
 tables built on the joined rows (UK - EN records, per-row agreement, occupations).
 
 A joined frame has one row per shared source row with ``right_uk`` and ``right_en``; the
-family modules (:mod:`.across_winobias`, :mod:`.across_winopron`) build it.
+families' cross-lingual modules (``winoscope.families.winobias.crosslingual`` and
+``winoscope.families.winopron.crosslingual``) build it.
 """
 
 from __future__ import annotations
@@ -114,9 +115,9 @@ def english_key(name: Any) -> str:
 
 
 def occupation_table_uk() -> dict[str, str]:
-    """The WinoBias-UK occupation table (``data/occupations_uk.csv``): either Ukrainian form,
+    """The WinoBias-UK occupation table (``languages/uk/occupations.csv``): either Ukrainian form,
     casefolded, to its English occupation."""
-    from ..datasets.lexicon import occupation_lexicon
+    from ..languages.word_tables import occupation_lexicon
 
     table: dict[str, str] = {}
     for row in occupation_lexicon("uk"):

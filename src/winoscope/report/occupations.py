@@ -30,8 +30,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
-from ..datasets.lexicon import occupation_lexicon
 from ..datasets.schema import GENDER_COLUMNS, OCCUPATION_COLUMNS
+from ..languages.word_tables import occupation_lexicon
 
 BEHAVIOUR_COLUMNS = [
     "occupation",

@@ -61,7 +61,8 @@ def _key(s: pd.Series) -> pd.Series:
 def items_from_predictions(pred: pd.DataFrame, task: str | None = None) -> pd.DataFrame:
     """``occupation``, ``pronoun_gender`` and ``resolved`` (bool; NA when not answered)."""
     cols = set(pred.columns)
-    if (task or "").startswith("swewinogender/nli") or task == "swewinogender":
+    # an NLI view (SweWinogender's): the hypothesis names the occupation or the participant
+    if "prediction_role" not in cols and {"hypothesis_referent", "prediction"} <= cols:
         need = {"occupation_participant", "pronoun_gender", "hypothesis_referent", "prediction"}
         _need(need, cols, task)
         rows = pred[pred["hypothesis_referent"].astype(str) == "occupation"]

@@ -1,6 +1,6 @@
 """The task registry: a task name bound to a loader, a protocol and a scorer.
 
-A family module (``tasks/winobias.py``, ``tasks/winopron.py`` ...) offers a factory that builds
+A family (``families/winobias/tasks.py``, ``families/winopron/tasks.py`` ...) offers a factory that builds
 the family's :class:`Task` from a dataset (:class:`DatasetAccess`), a language code and a prompt
 template; the built-in tasks are calls of those factories. Adding a language adaptation of a
 family is one such call (see ``docs/adding-a-dataset.md``).
@@ -56,6 +56,8 @@ class Task:
     resampling_unit: str = ""
     build_cloze_requests: Callable[[Dataset, ClozeTemplate], list[Request]] | None = None
     cloze_template: ClozeTemplate | None = None
+    # the columns whose combination is a stratum (``--limit`` keeps the first items of each)
+    strata: tuple[str, ...] = ()
     # the language its prompts are in (a registered Language's code): the prompt and cloze
     # templates of that language are the task's to vary; "" for a task without prompts
     language: str = ""

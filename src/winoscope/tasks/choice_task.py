@@ -77,6 +77,7 @@ def choice_task(
     review_status: str | None = None,
     resampling_unit: str = "",
     register: bool = True,
+    strata: tuple[str, ...] = (),
     language: str = "",
 ) -> Task:
     """A forced-choice task over ``items(ds)``; ``requests_for(ds, template, items)`` replaces
@@ -114,6 +115,7 @@ def choice_task(
         from_frame=access.from_frame,
         default_template=template,
         review_status=access.review_status if review_status is None else review_status,
+        strata=strata,
         resampling_unit=resampling_unit,
         build_cloze_requests=cloze_requests if cloze_template is not None else None,
         cloze_template=cloze_template,

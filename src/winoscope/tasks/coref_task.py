@@ -55,6 +55,7 @@ def coref_task(
     description: str,
     family: str | None = None,
     register: bool = True,
+    strata: tuple[str, ...] = (),
 ) -> Task:
     """A resolver-protocol task: ``documents(table, source)`` are the gold documents,
     ``items(ds)`` the typed annotations each request carries (by row id)."""
@@ -85,6 +86,7 @@ def coref_task(
         prediction_column="predicted_clusters",
         extras={"demo_models": list(DEMO_MODELS)},
         review_status=access.review_status,
+        strata=strata,
         documents=documents,
     )
     return task(t) if register else t

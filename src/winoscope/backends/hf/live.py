@@ -4,12 +4,12 @@ The model a mitigation study evaluates is usually not a directory: a base model 
 hooks that steer its activations, a ``PeftModel`` with a LoRA adapter on it, a model between
 training steps. ``hf_model(model, tokenizer, label=...)`` answers with that object as it is:
 on its device and in its dtype, nothing copied, in every mode of ``hf:PATH``
-(:mod:`.hf_local`), with the same encoding, batching and ``batch_size=auto`` backoff, so the
+(:mod:`.local`), with the same encoding, batching and ``batch_size=auto`` backoff, so the
 same weights give the same responses either way. A model in training mode answers in eval
 mode and is handed back in the mode each of its modules had.
 
 What keys its stored answers is :attr:`HFLocalBackend.params`: these options, the ``label``
-and the live identity (:mod:`.hf_live_identity`: config, weights fingerprint, adapters,
+and the live identity (:mod:`.live_identity`: config, weights fingerprint, adapters,
 hooks), read again at every run, so a hook added or an adapter swapped never reuses an
 answer. Answers are stored only under an explicit ``label``; without one nothing is stored
 and the manifest says so.

@@ -7,7 +7,7 @@ Four modes (the ``mode`` option, recorded in ``params``):
   (``chat=auto``) the prompt becomes the user turn (after an optional ``system`` turn) and the
   distribution is read at the start of the assistant turn. Each option's probability sums its
   single-token spellings (``A``, `` A``, the Cyrillic look-alike ``А`` for a Cyrillic prompt;
-  see :mod:`.hf_encoding`), and ``Response.letter_mass`` records the total on the offered
+  see :mod:`.encoding`), and ``Response.letter_mass`` records the total on the offered
   letters: a low mass means the model does not answer in the offered format. One forward
   pass per batch of prompts scores every option.
 - ``texts``: log-likelihood of each option's wording (``" лікар"``), summed over its tokens;
@@ -22,8 +22,8 @@ Models are read from a local directory, or from the local hub cache by id (``rev
 nothing is ever downloaded at run time. torch and transformers are imported when needed and
 the model is loaded at the first request, so a resumed run whose answers are all stored
 never loads it. Device, dtype, device map and batch size (``auto`` halves on out-of-memory):
-:mod:`.hf_loading`, :mod:`.hf_batching`; what keys the store: :mod:`.hf_options`; model
-identity: :mod:`.hf_identity`.
+:mod:`.loading`, :mod:`.batching`; what keys the store: :mod:`.options`; model
+identity: :mod:`.identity`.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ class HFLocalBackend:
     cacheable: bool = True
     load_options: LoadOptions = field(default_factory=LoadOptions)
     verify: str = "fingerprint"
-    #: a model handed over in Python (:func:`.hf_live.hf_model`), not loaded from ``locate``
+    #: a model handed over in Python (:func:`.live.hf_model`), not loaded from ``locate``
     live: bool = False
     #: the live weights' fingerprint right after loading from a path (an in-place edit shows)
     loaded_weights: str | None = None
@@ -103,7 +103,7 @@ class HFLocalBackend:
     def params(self) -> dict[str, Any]:
         """What keys the store and the manifest: ``base_params`` and what the model is now.
 
-        A model held in Python adds its live identity (:mod:`.hf_live_identity`: config,
+        A model held in Python adds its live identity (:mod:`.live_identity`: config,
         weights, adapters, hooks); a model loaded from a path adds the hooks registered on it
         since, and a live weights fingerprint once its weights differ from the loaded ones.
         Computed on each read, so a hook added between two runs keys the second one apart.

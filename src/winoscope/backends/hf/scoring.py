@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 class ScoringBackend(Protocol):
-    """What scoring asks of the backend (:class:`~.hf_local.HFLocalBackend` has it): its name
+    """What scoring asks of the backend (:class:`~.local.HFLocalBackend` has it): its name
     and model for the responses, the batch sizer, and how it reports a request it cannot run."""
 
     kind: str

@@ -22,7 +22,7 @@ Four modes (the ``mode`` option, recorded in ``params``):
 
 Requests run concurrently on one asyncio loop in a background thread (:mod:`.loop_thread`,
 so ``respond`` stays a plain iterator), at most ``concurrency`` in flight, spread round-robin over every base URL; a
-retry goes to the next URL. HTTP is :mod:`.openai_http` (aiohttp): proxies from the environment
+retry goes to the next URL. HTTP is :mod:`.http` (aiohttp): proxies from the environment
 or ``proxy``, same-origin 307/308 redirects, TLS with the system store or ``SSL_CERT_FILE``.
 
 HTTP 429 and 503 wait for ``Retry-After`` (seconds or an HTTP date) when given; 5xx, 408,
@@ -369,7 +369,7 @@ class OpenAIBackend:
 
 @backend("openai")
 def make_openai(name: str, **options: Any) -> OpenAIBackend:
-    """Build the backend; options as in :func:`.openai_options.build_backend_settings`
+    """Build the backend; options as in :func:`.options.build_backend_settings`
     (``base_url`` defaults to ``$OPENAI_BASE_URL`` or the OpenAI API). An unknown option is an
     error naming the backend and every option it knows."""
     settings = build_backend_settings(name, options, MODES)

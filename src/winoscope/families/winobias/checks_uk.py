@@ -27,8 +27,8 @@ from functools import cache
 import pandas as pd
 
 from ...datasets.base import Issue
-from ...datasets.lexicon import occupation_lexicon
 from ...languages import Language, get_language
+from ...languages.word_tables import occupation_lexicon
 
 LENGTH_TOLERANCE = 0.30
 LANGUAGE = "uk"

@@ -17,11 +17,11 @@ from typing import Any
 import pandas as pd
 
 from ...errors import DatasetError
+from ...languages.uk import occupations as uk_lexicon
 from ...protocols import coref
 from ...records import Item, Mention
 from ...scoring import coref as coref_scoring
 from ...scoring.base import ScoreResult
-from ...tasks import uk_lexicon
 from ...tasks.base import DatasetAccess
 from ...tasks.choice_task import pronoun_case
 from ...tasks.coref_task import bracket_spans, coref_task
@@ -159,6 +159,7 @@ WINOBIAS_UK_COREF = coref_task(
     description="WinoBias-UK Natural (Ukrainian), coreference resolver protocol: CoNLL F1 "
     "on pro/anti and the controls",
     family="winobias-uk",
+    strata=("split", "type"),
 )
 
 
@@ -240,4 +241,5 @@ WINOBIAS_EN_COREF = coref_task(
     description="WinoBias (English) CoNLL files, coreference resolver protocol: CoNLL F1 on "
     "pro/anti x type1/type2 x dev/test",
     family="winobias-en",
+    strata=("split", "type"),
 )

@@ -11,7 +11,7 @@ in only one run (counted).
 
 A shared key is only a link when the two rows name the same people: every linked item's target
 and other occupation are checked against the WinoBias-UK occupation table
-(``data/occupations_uk.csv``, Ukrainian masculine and feminine forms with the English
+(``languages/uk/occupations.csv``, Ukrainian masculine and feminine forms with the English
 occupation), and an occupation the table does not list must be the same Ukrainian word in every
 link of its English occupation (:func:`occupation_check`).
 
@@ -172,7 +172,7 @@ register_link(
         unit="source item within split/type (same draws for both languages)",
         tables=(metric_table, agreement_table, occupation_table),
         link_unit="item",
-        occupation_source="the WinoBias-UK occupation table (data/occupations_uk.csv)",
+        occupation_source="the WinoBias-UK occupation table (languages/uk/occupations.csv)",
         uk_rows="uk_primary_rows",
     )
 )

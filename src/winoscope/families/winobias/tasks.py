@@ -21,12 +21,12 @@ import pandas as pd
 
 from ...datasets.annotation import bracket_mentions
 from ...datasets.base import Dataset
+from ...languages.uk import occupations as uk_lexicon
 from ...languages.uk.morphology import nominative
 from ...protocols import cloze
 from ...protocols.choice_rows import Wording, plain_wording
 from ...protocols.forced_choice import EN_DEFAULT, UK_DEFAULT, PromptTemplate
 from ...records import Item, Mention
-from ...tasks import uk_lexicon
 from ...tasks.base import DatasetAccess, Task
 from ...tasks.choice_task import access_of, choice_task, language_of, pronoun_case
 from . import scorer as scorer
@@ -239,6 +239,7 @@ def winobias_task(
     return choice_task(
         name,
         language=lang,
+        strata=("split", "type"),
         access=access_of(dataset, sample),
         items=items,
         roles=ROLES,

@@ -16,11 +16,11 @@ import pandas as pd
 
 from ...datasets.base import Dataset
 from ...errors import DatasetError
+from ...languages.uk import occupations as uk_lexicon
 from ...protocols import coref
 from ...records import Item
 from ...scoring import coref as coref_scoring
 from ...scoring.base import ScoreResult
-from ...tasks import uk_lexicon
 from ...tasks.base import DatasetAccess, Task
 from ...tasks.coref_task import bracket_spans, coref_task
 from .tasks import find_entity
@@ -201,6 +201,7 @@ def _winopron_task() -> Task:
         description="WinoPron-UK (Ukrainian), coreference resolver protocol: CoNLL F1 for "
         "double and single contexts, double by pronoun_type and pronoun_set",
         family="winopron-uk",
+        strata=("context", "pronoun_type"),
     )
 
 

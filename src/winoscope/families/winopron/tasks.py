@@ -28,6 +28,7 @@ from ...datasets.annotation import bracket_mentions
 from ...datasets.base import Dataset
 from ...errors import TaskError
 from ...languages import get_language
+from ...languages.uk import occupations as uk_lexicon
 from ...languages.uk import prompts as uk_prompts
 from ...languages.uk.morphology import nominative
 from ...protocols import cloze
@@ -40,7 +41,6 @@ from ...protocols.forced_choice import (
     from_wording,
 )
 from ...records import Item, Mention, Option, Request
-from ...tasks import uk_lexicon
 from ...tasks.base import DatasetAccess, Task
 from ...tasks.choice_task import access_of, choice_task, language_of, pronoun_case
 from . import scorer as scorer
@@ -237,6 +237,7 @@ def winopron_task(
     return choice_task(
         name,
         language=lang,
+        strata=("context", "pronoun_type"),
         access=access_of(dataset, sample),
         items=items,
         roles=ROLES,

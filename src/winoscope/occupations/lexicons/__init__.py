@@ -1,6 +1,7 @@
 """Gendered collocates and occupation forms per language, shipped with the package.
 
-Each language folder holds the hand-written sources and the generated, reviewed form list:
+Each language's folder (``languages/<code>/lexicon/``) holds the hand-written sources and the
+generated, reviewed form list:
 
 * ``collocates.tsv``: gendered words with their collocate set (``small``: pronouns,
   ``medium``: + definitionally gendered nouns);
@@ -20,13 +21,12 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 import pandas as pd
 
-from ...datasets.lexicon import read_rows, read_word_list
 from ...errors import DatasetError
+from ...languages.word_tables import language_folder, read_rows, read_word_list
 from ..forms import (
     DroppedForm,
     split_shared,
@@ -45,7 +45,7 @@ def _folder(lang: str) -> Path:
         raise DatasetError(
             f"no lexicon for language {lang!r}; choose one of {', '.join(LANGUAGES)}"
         )
-    return Path(str(resources.files(__package__) / lang))
+    return language_folder(lang) / "lexicon"
 
 
 # --------------------------------------------------------------------------- generation
