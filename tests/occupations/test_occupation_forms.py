@@ -6,15 +6,13 @@ import pandas as pd
 import pytest
 
 from winoscope.errors import DatasetError
-from winoscope.occupations.forms import (
+from winoscope.languages.sv.morphology import swedish_name_forms, swedish_noun_forms
+from winoscope.languages.uk.morphology import (
     apostrophe_variants,
-    case_variants,
     normalise_apostrophes,
-    split_shared,
-    swedish_name_forms,
-    swedish_noun_forms,
     ukrainian_forms,
 )
+from winoscope.occupations.forms import case_variants, split_shared
 from winoscope.occupations.lexicons import (
     generate_forms,
     load_lexicon,

@@ -134,3 +134,69 @@ def nominative(text: str) -> str:
             inflected = parses[0].inflect({"nomn", gender} if gender else {"nomn"})
             out.append(inflected.word if inflected is not None else w.lower())
     return " ".join(out) if out else text
+
+
+# --------------------------------------------------------------------------- occupation forms
+
+APOSTROPHE_SPELLINGS = ("ʼ", "'", "’")  # the three a Ukrainian text may use
+_APOSTROPHE_BETWEEN_LETTERS = re.compile(r"(?<=[^\W\d_])['’ʼ](?=[^\W\d_])")
+
+
+def normalise_apostrophes(text: str) -> str:
+    """Write every apostrophe between two letters as U+02BC, the Ukrainian letter apostrophe.
+
+    >>> normalise_apostrophes("Дар'я та сім’я, 'цитата'")
+    "Дарʼя та сімʼя, 'цитата'"
+    """
+    return _APOSTROPHE_BETWEEN_LETTERS.sub("ʼ", text)
+
+
+def apostrophe_variants(form: str) -> list[str]:
+    """The form with each apostrophe spelling; a form without an apostrophe is returned alone."""
+    form = normalise_apostrophes(form)
+    if "ʼ" not in form:
+        return [form]
+    return [form.replace("ʼ", a) for a in APOSTROPHE_SPELLINGS]
+
+
+_UK_GENDER = {"female": "femn", "male": "masc", "femn": "femn", "masc": "masc"}
+
+
+def ukrainian_forms(
+    lemma: str, gender: str, *, name: bool = False, singular_only: bool = False
+) -> list[tuple[str, str]]:
+    """Every (form, tag) of a Ukrainian noun or first name, from pymorphy3's lexeme.
+
+    The parse used is a noun whose normal form is ``lemma`` with the given grammatical gender
+    (and the ``Name`` tag for first names; common nouns prefer parses without it). Forms keep
+    the lemma's capitalisation and write the apostrophe as U+02BC.
+
+    >>> sorted({f for f, _ in ukrainian_forms("лікарка", "femn")})[:3]
+    ['лікарками', 'лікарках', 'лікарки']
+    """
+    target = _UK_GENDER[gender]
+    query = normalise_apostrophes(lemma).replace("ʼ", "'").lower()
+    candidates = []
+    for p in analyzer().parse(query):
+        if p.tag.POS != "NOUN" or p.normal_form != query:
+            continue
+        if name and "anim" not in p.tag:
+            continue
+        if p.tag.gender != target:
+            continue
+        rank = ("Name" in p.tag) != name, "Surn" in p.tag, "anim" not in p.tag
+        candidates.append((rank, p))
+    if not candidates:
+        raise ValueError(f"pymorphy3 has no {target} noun parse for {lemma!r}")
+    candidates.sort(key=lambda c: c[0])
+    parse = candidates[0][1]
+    out: dict[str, str] = {}
+    for f in parse.lexeme:
+        if singular_only and "plur" in f.tag:
+            continue
+        word = normalise_apostrophes(f.word)
+        if lemma[:1].isupper():
+            word = word[:1].upper() + word[1:]
+        tag = f"{f.tag.number or 'sing'}.{f.tag.case or ''}"
+        out.setdefault(word, tag)
+    return list(out.items())

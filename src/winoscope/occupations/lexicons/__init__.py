@@ -26,14 +26,10 @@ from pathlib import Path
 import pandas as pd
 
 from ...errors import DatasetError
+from ...languages.sv.morphology import swedish_name_forms, swedish_noun_forms
+from ...languages.uk.morphology import ukrainian_forms
 from ...languages.word_tables import language_folder, read_rows, read_word_list
-from ..forms import (
-    DroppedForm,
-    split_shared,
-    swedish_name_forms,
-    swedish_noun_forms,
-    ukrainian_forms,
-)
+from ..forms import DroppedForm, split_shared
 
 LANGUAGES = ("sv", "uk")
 SETS = ("small", "medium", "large")

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..forms import apostrophe_variants, case_variants
+from ...languages.uk.morphology import apostrophe_variants
+from ..forms import case_variants
 from .counts import SETS, ScanCounts
 
 if TYPE_CHECKING:
