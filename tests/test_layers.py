@@ -16,7 +16,7 @@ first:
   record stages, then report (writes results)
 - runner (the stages in order; asks report to write), beside the occupation pipelines (a corpus
   scan or a correlation, with their figures); then prompt sensitivity and the demo
-- compare (reads run directories), sweep (runs and compares)
+- compare (reads run directories), then a sweep's tables and the sweep (runs and compares)
 - the families (``families/<name>/``: data, checks, tasks, scorer, cross-lingual join) beside
   cli: nothing below imports a family and the command line does not either; both reach the
   families through the registries, which import ``winoscope.families.registration`` by name
@@ -48,6 +48,7 @@ LAYERS: list[set[str]] = [
     {"runner", "occupations.pipeline"},
     {"sensitivity", "demo"},
     {"compare"},
+    {"sweep_tables"},
     {"sweep"},
     # the families sit beside the command line: neither imports the other, and nothing below
     # imports a family (the registries import winoscope.families.registration by name)
