@@ -31,7 +31,7 @@ EXAMPLE_LIMIT = 12
 
 def environment() -> Environment:
     env = Environment(
-        loader=PackageLoader("winoscope.report", "templates"),
+        loader=PackageLoader("winoscope.report", "pages"),
         autoescape=select_autoescape(default=True, default_for_string=True),
         trim_blocks=True,
         lstrip_blocks=True,
