@@ -15,14 +15,13 @@ from .results import RunResult
 from .runner import run
 from .tasks import TASKS
 
-DEMO_TASKS = (
-    "winobias-uk",
-    "winopron-uk",
-    "swewinogender/nli",
-    "swewinogender/resolution",
-    "winobias-uk/coref",
-    "winopron-uk/coref",
-)
+
+def demo_tasks() -> tuple[str, ...]:
+    """The tasks a family puts in the demo (``Task.demo_rank``: a bundled sample), in order."""
+    ranked = [(TASKS.get(n).demo_rank, n) for n in TASKS.names()]
+    return tuple(n for rank, n in sorted((r, n) for r, n in ranked if r is not None))
+
+
 HEADLINE = (
     "overall_accuracy",
     "signed_bias_gap",
@@ -89,9 +88,10 @@ def mode_of(rr: RunResult) -> str:
 
 
 def run_demo(
-    out: Path, *, quiet: bool = False, tasks: tuple[str, ...] = DEMO_TASKS, lm: bool = True
+    out: Path, *, quiet: bool = False, tasks: tuple[str, ...] | None = None, lm: bool = True
 ) -> str:
     out.mkdir(parents=True, exist_ok=True)
+    tasks = demo_tasks() if tasks is None else tasks
     if lm and not gemma.available():
         print(gemma_note().strip() + " Showing the reference baselines only.", file=sys.stderr)
     results: list[RunResult] = []

@@ -56,6 +56,9 @@ class Task:
     resampling_unit: str = ""
     build_cloze_requests: Callable[[Dataset, ClozeTemplate], list[Request]] | None = None
     cloze_template: ClozeTemplate | None = None
+    # the task's place in ``winoscope demo`` (which runs every task with a bundled sample that
+    # declares one, in this order); None: not in the demo
+    demo_rank: int | None = None
     # the columns whose combination is a stratum (``--limit`` keeps the first items of each)
     strata: tuple[str, ...] = ()
     # the language its prompts are in (a registered Language's code): the prompt and cloze

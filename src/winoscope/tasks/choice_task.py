@@ -79,6 +79,7 @@ def choice_task(
     register: bool = True,
     strata: tuple[str, ...] = (),
     language: str = "",
+    demo_rank: int | None = None,
 ) -> Task:
     """A forced-choice task over ``items(ds)``; ``requests_for(ds, template, items)`` replaces
     the default requests (both orders of every row) where a family asks otherwise; ``key`` is
@@ -116,6 +117,7 @@ def choice_task(
         default_template=template,
         review_status=access.review_status if review_status is None else review_status,
         strata=strata,
+        demo_rank=demo_rank,
         resampling_unit=resampling_unit,
         build_cloze_requests=cloze_requests if cloze_template is not None else None,
         cloze_template=cloze_template,

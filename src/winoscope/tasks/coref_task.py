@@ -56,6 +56,7 @@ def coref_task(
     family: str | None = None,
     register: bool = True,
     strata: tuple[str, ...] = (),
+    demo_rank: int | None = None,
 ) -> Task:
     """A resolver-protocol task: ``documents(table, source)`` are the gold documents,
     ``items(ds)`` the typed annotations each request carries (by row id)."""
@@ -87,6 +88,7 @@ def coref_task(
         extras={"demo_models": list(DEMO_MODELS)},
         review_status=access.review_status,
         strata=strata,
+        demo_rank=demo_rank,
         documents=documents,
     )
     return task(t) if register else t

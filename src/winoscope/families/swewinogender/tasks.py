@@ -175,6 +175,7 @@ def _nli_load(source: str | Path | None = None, **kwargs: Any) -> Dataset:
 NLI_TASK = task(
     Task(
         name="swewinogender/nli",
+        demo_rank=3,
         family="swewinogender",
         description="SweWinogender v2.0 (Swedish) as NLI, forced choice ja/nej in both orders",
         source=f"{data.HUB_ID} ({data.HUB_CONFIG}) or {data.URL}",
@@ -202,6 +203,7 @@ task(
         NLI_TASK,
         name="swewinogender",
         description="SweWinogender v2.0 as in SuperLim 2 (same as swewinogender/nli)",
+        demo_rank=None,
     )
 )
 
@@ -316,6 +318,7 @@ def resolution_predict(
 RESOLUTION_TASK = task(
     Task(
         name="swewinogender/resolution",
+        demo_rank=4,
         family="swewinogender",
         description="SweWinogender v1 view (Swedish): which candidate the pronoun refers to, "
         "forced choice in both orders",

@@ -151,6 +151,7 @@ def _winobias_f1(
 
 WINOBIAS_UK_COREF = coref_task(
     "winobias-uk/coref",
+    demo_rank=5,
     access=DatasetAccess.of(uk_data),
     documents=uk_items,
     items=lambda ds: winobias_items(ds.table, UK_COLUMNS, "uk", uk_lexicon.stereotype),

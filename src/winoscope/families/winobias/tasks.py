@@ -219,6 +219,7 @@ def winobias_task(
     sample: str | Path | None = None,
     review_status: str | None = None,
     register: bool = True,
+    demo_rank: int | None = None,
 ) -> Task:
     """A WinoBias-family task, forced choice in both option orders (cloze with a template).
 
@@ -238,6 +239,7 @@ def winobias_task(
 
     return choice_task(
         name,
+        demo_rank=demo_rank,
         language=lang,
         strata=("split", "type"),
         access=access_of(dataset, sample),
@@ -273,6 +275,7 @@ def en_wording(m: Mention) -> tuple[str, tuple[str, ...]]:
 
 WINOBIAS_UK = winobias_task(
     "winobias-uk",
+    demo_rank=1,
     language="uk",
     dataset=uk_data,
     template=UK_DEFAULT,

@@ -193,6 +193,7 @@ def _winopron_task() -> Task:
 
     return coref_task(
         "winopron-uk/coref",
+        demo_rank=6,
         access=DatasetAccess.of(wp),
         documents=winopron_items,
         items=_typed,

@@ -207,6 +207,7 @@ def winopron_task(
     sample: str | Path | None = None,
     review_status: str | None = None,
     register: bool = True,
+    demo_rank: int | None = None,
 ) -> Task:
     """A WinoPron-family task, forced choice in both option orders (cloze with a template).
 
@@ -236,6 +237,7 @@ def winopron_task(
 
     return choice_task(
         name,
+        demo_rank=demo_rank,
         language=lang,
         strata=("context", "pronoun_type"),
         access=access_of(dataset, sample),
@@ -279,6 +281,7 @@ def en_wording(m: Mention) -> tuple[str, tuple[str, ...]]:
 
 WINOPRON_UK = winopron_task(
     "winopron-uk",
+    demo_rank=2,
     language="uk",
     dataset=uk_data,
     template=DATASET_PROMPTS,
