@@ -152,3 +152,39 @@ def test_every_task_module_is_named_by_the_registration() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.startswith("True "), done.stdout
+
+
+def test_the_demo_runs_the_tasks_the_families_rank_in_their_order() -> None:
+    from winoscope.demo import demo_tasks
+
+    assert demo_tasks() == (
+        "winobias-uk",
+        "winopron-uk",
+        "swewinogender/nli",
+        "swewinogender/resolution",
+        "winobias-uk/coref",
+        "winopron-uk/coref",
+    )
+
+
+def test_scorer_options_are_declared_by_the_scorer_and_checked_generically() -> None:
+    from winoscope.scoring.options import scorer_options
+    from winoscope.tasks import TASKS
+
+    declared = {n: [o.name for o in TASKS.get(n).scorer_options] for n in TASKS.names()}
+    assert declared["winobias-en"] == ["keep_unpaired"]
+    assert declared["swewinogender/nli"] == ["labels", "alpha_invalid"]
+    assert declared["winopron-uk"] == [] and declared["winobias-uk/coref"] == []
+    nli = TASKS.get("swewinogender/nli").scorer_options
+    assert scorer_options("t", nli, {"labels": "superlim"}) == {"labels": "superlim"}
+    # scoring a file takes the declared default for files; a run does not
+    assert scorer_options("t", nli, {}, scoring_file=True) == {"labels": "superlim"}
+    assert scorer_options("t", nli, {}) == {}
+    flag = TASKS.get("winobias-en").scorer_options
+    assert scorer_options("t", flag, {"keep_unpaired": "yes"}) == {"keep_unpaired": True}
+    with pytest.raises(TaskError, match=r"give true or false"):
+        scorer_options("t", flag, {"keep_unpaired": "maybe"})
+    with pytest.raises(
+        TaskError, match=r"unknown scorer option\(s\) labels \(known: keep_unpaired\)"
+    ):
+        scorer_options("t", flag, {"labels": "binary"})
