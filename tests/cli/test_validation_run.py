@@ -193,6 +193,11 @@ def test_winobias_en_unpaired_count_in_report(shared_data: Path, tmp_path: Path)
     md = (out / "report.md").read_text()
     assert "22 item(s) whose pro and anti lines differ" in md
     assert "22 item(s) whose pro and anti lines differ" in (out / "report.html").read_text()
+    # the scorer's note comes back in the result (no report imports the family) and in show
+    shown = CliRunner().invoke(app, ["show", str(out)])
+    assert shown.exit_code == 0 and "22 item(s) whose pro and anti lines differ" in shown.output
+    notes = json.loads((out / "metrics.json").read_text(encoding="utf-8"))["notes"]
+    assert len(notes) == 1 and notes[0].startswith("22 item(s)")
     rescored = CliRunner().invoke(
         app,
         [

@@ -39,6 +39,8 @@ class RunDir:
     manifest: dict[str, Any]
     metrics: pd.DataFrame
     counts: list[dict[str, Any]] = field(default_factory=list)
+    # what the scorer told the reader (ScoreResult.notes, kept in metrics.json)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def task(self) -> str:
@@ -179,9 +181,12 @@ def load_run_dir(path: str | Path) -> RunDir:
         if key not in manifest:
             raise DatasetError("missing key", file=str(manifest_path), field=key)
     counts: list[dict[str, Any]] = []
+    notes: list[str] = []
     if (p / "metrics.json").is_file():
-        counts = list(_read_json(p / "metrics.json").get("counts") or [])
-    return RunDir(p, manifest, read_metrics_csv(metrics_path), counts)
+        extra = _read_json(p / "metrics.json")
+        counts = list(extra.get("counts") or [])
+        notes = [str(n) for n in extra.get("notes") or []]
+    return RunDir(p, manifest, read_metrics_csv(metrics_path), counts, notes)
 
 
 def load_predictions(run: RunDir) -> pd.DataFrame:

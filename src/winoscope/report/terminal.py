@@ -82,6 +82,8 @@ def show_renderable(rd: RunDir, *, strata: bool = False) -> Group:
     note = store_note(rd.manifest)
     if note:
         items.append(Text(f"answers not stored: {note}", style="yellow"))
+    for line in rd.notes:  # the scorer's notes for the reader
+        items.append(Text(line, style="yellow"))
     items.append(key_table(rd))
     if strata:
         items += strata_tables(rd)
