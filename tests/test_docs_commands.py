@@ -73,6 +73,10 @@ READERS_FILES = {
 # the path instead (its files from the page's code blocks, its entry points from its toml).
 PLUGIN_PAGE = "plugins.md"
 
+# A plain `winoscope ...` command runs in this process, through the typer app the console script
+# runs, and there its figures are built but not rendered: matplotlib's savefig writes an empty
+# file. Rendering is two thirds of a small run's time and is what the report tests check (they
+# render every figure and open the pages in a browser); every other command runs in bash.
 SHELL_CHARS = set("|&;<>*?$`()")
 TIMEOUT = 600
 
@@ -316,7 +320,8 @@ def run_page(
     page: Path, work: Path, fixtures: Fixtures | None, *, in_process: bool = True
 ) -> tuple[list[Outcome], list[str]]:
     """Run every command of ``page`` in ``work``; the outcomes and the failures."""
-    text = page.read_text("utf-8")
+    port = free_port()
+    text = substitute(page.read_text("utf-8"), port)
     if fixtures is not None:
         for name in READERS_FILES:
             if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text):
@@ -332,7 +337,6 @@ def run_page(
         site = install_plugin(page, work.parent / f"{work.name}-site")
         env["PYTHONPATH"] = os.pathsep.join([str(site), env["PYTHONPATH"]])
         in_process = False  # the plugin is found by a fresh process's discovery
-    port = free_port()
     background: list[subprocess.Popen[bytes]] = []
     outcomes: list[Outcome] = []
     failures: list[str] = []
@@ -383,24 +387,44 @@ def run_page(
     return outcomes, failures
 
 
+@contextlib.contextmanager
+def unrendered_figures() -> Iterator[None]:
+    """Figures are made as usual; saving one writes an empty file (see SHELL_CHARS)."""
+    from unittest import mock
+
+    from matplotlib.figure import Figure
+
+    def save(self: Figure, fname: object, *args: object, **kwargs: object) -> None:
+        if isinstance(fname, str | os.PathLike):
+            Path(fname).write_bytes(b"")
+
+    with mock.patch.object(Figure, "savefig", save):
+        yield
+
+
 def execute(command: str, work: Path, env: dict[str, str], in_process: bool) -> tuple[int, str]:
     """Run one command line: a plain ``winoscope ...`` in this process through the same typer
     app the console script runs (it saves a second of start-up per command), anything else
     (pipes, globs, ``python ...``) through bash."""
     words = shlex.split(command, comments=True)
-    plain = words and words[0] == "winoscope" and not (SHELL_CHARS & set(without_comment(command)))
+    bare = re.sub(r"'[^']*'|\"[^\"]*\"", "", without_comment(command))  # quoted parts go as they are
+    plain = words and words[0] == "winoscope" and not (SHELL_CHARS & set(bare))
     if in_process and plain:
         from typer.testing import CliRunner
 
         from winoscope.cli import app
 
+        if "hf:" in command:  # one thread: two cores are shared with the other tests' processes
+            torch = pytest.importorskip("torch")
+            torch.set_num_threads(1)
         here = Path.cwd()
         saved = dict(os.environ)
         os.chdir(work)
         os.environ.clear()
         os.environ.update(env)
         try:
-            done = CliRunner().invoke(app, words[1:])
+            with unrendered_figures():
+                done = CliRunner().invoke(app, words[1:])
         finally:
             os.chdir(here)
             os.environ.clear()
