@@ -69,6 +69,14 @@ READERS_FILES = {
     "submission.jsonl": "SuperLim's format: the SweWinogender release with prediction 'entailment'",
 }
 
+# The python blocks run too, in page order with the commands, in one namespace per page (the
+# same stand-ins apply), except on the pages whose code other tests run as written.
+PYTHON_RUN_ELSEWHERE = {
+    "mitigation.md": "tests/test_docs_mitigation.py",
+    "plugins.md": "tests/test_plugins.py, tests/scoring/test_metric_specs.py",
+    "adding-a-dataset.md": "tests/tasks/test_danish_adaptation.py, tests/languages/test_languages.py",
+}
+
 # docs/plugins.md installs its plugin with pip; the test puts the package that page shows on
 # the path instead (its files from the page's code blocks, its entry points from its toml).
 PLUGIN_PAGE = "plugins.md"
@@ -119,6 +127,26 @@ def fenced_blocks(text: str) -> Iterator[tuple[str, int, list[str]]]:
             i += 1
         yield lang, start + 1, lines[start:i]
         i += 1
+
+
+@dataclass
+class Code:
+    page: str
+    line: int
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.page}:{self.line}: the python block"
+
+
+def steps(path: Path) -> list[Command | Code]:
+    """The commands and, where no other test runs them, the python blocks, in page order."""
+    found: list[Command | Code] = []
+    for lang, first, lines in fenced_blocks(path.read_text("utf-8")):
+        if lang == "python" and path.name not in PYTHON_RUN_ELSEWHERE:
+            found.append(Code(path.name, first, "\n".join(lines)))
+    found.extend(commands(path))
+    return sorted(found, key=lambda step: step.line)
 
 
 def commands(path: Path) -> list[Command]:
@@ -341,7 +369,13 @@ def run_page(
     outcomes: list[Outcome] = []
     failures: list[str] = []
     try:
-        for cmd in commands(page):
+        namespace: dict[str, object] = {}
+        for cmd in steps(page):
+            if isinstance(cmd, Code):
+                error = run_python(substitute(cmd.text, port), work, env, namespace)
+                if error:
+                    failures.append(f"{cmd}\n    {error}")
+                continue
             if any(rule.search(cmd.text) for rule in NOT_RUN):
                 continue
             ran = substitute(cmd.text, port)
@@ -388,6 +422,38 @@ def run_page(
 
 
 @contextlib.contextmanager
+def inside(work: Path, env: dict[str, str], code: str) -> Iterator[None]:
+    """In ``work`` with ``env``, figures unrendered, as a command or a block runs here."""
+    if "hf:" in code:  # one thread: two cores are shared with the other tests' processes
+        torch = pytest.importorskip("torch")
+        torch.set_num_threads(1)
+    here = Path.cwd()
+    saved = dict(os.environ)
+    os.chdir(work)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        with unrendered_figures():
+            yield
+    finally:
+        os.chdir(here)
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def run_python(code: str, work: Path, env: dict[str, str], namespace: dict[str, object]) -> str:
+    """Run a python block; the end of its traceback if it raises, else ''."""
+    import traceback
+
+    with inside(work, env, code):
+        try:
+            exec(compile(code, "<python block>", "exec"), namespace)
+        except Exception as e:
+            return "\n    ".join(traceback.format_exception(e)[-4:]).strip()
+    return ""
+
+
+@contextlib.contextmanager
 def unrendered_figures() -> Iterator[None]:
     """Figures are made as usual; saving one writes an empty file (see SHELL_CHARS)."""
     from unittest import mock
@@ -414,21 +480,8 @@ def execute(command: str, work: Path, env: dict[str, str], in_process: bool) -> 
 
         from winoscope.cli import app
 
-        if "hf:" in command:  # one thread: two cores are shared with the other tests' processes
-            torch = pytest.importorskip("torch")
-            torch.set_num_threads(1)
-        here = Path.cwd()
-        saved = dict(os.environ)
-        os.chdir(work)
-        os.environ.clear()
-        os.environ.update(env)
-        try:
-            with unrendered_figures():
-                done = CliRunner().invoke(app, words[1:])
-        finally:
-            os.chdir(here)
-            os.environ.clear()
-            os.environ.update(saved)
+        with inside(work, env, command):
+            done = CliRunner().invoke(app, words[1:])
         output = done.output
         if done.exception is not None and not isinstance(done.exception, SystemExit):
             import traceback
@@ -514,6 +567,12 @@ $ bash -c 'exit 4'   # (exit status 4)
 $ winoscope tasks \\
     --json | grep -q no-such-task
 ```
+
+```python
+import winoscope
+
+winoscope.validate("no-such-task")
+```
 """
 
 
@@ -524,12 +583,13 @@ def test_a_broken_command_is_caught(tmp_path: Path) -> None:
     work.mkdir()
     outcomes, failures = run_page(page, work, None)
     assert [o.command.line for o in outcomes] == [4, 5, 6, 8, 10, 11, 12]
-    assert len(failures) == 4, "\n\n".join(failures)
+    assert len(failures) == 5, "\n\n".join(failures)
     assert "broken.md:5: winoscope run no-such-task" in failures[0]
     assert "exit status 2, expected 0" in failures[0]
     assert "broken.md:8:" in failures[1] and "does not print" in failures[1]
     assert "broken.md:10:" in failures[2] and "exit status 3, expected 0" in failures[2]
     assert "broken.md:12:" in failures[3] and "exit status 1, expected 0" in failures[3]
+    assert "broken.md:17: the python block" in failures[4] and "no-such-task" in failures[4]
     # the continued line is one command
     assert outcomes[-1].ran == "winoscope tasks --json | grep -q no-such-task"
 
