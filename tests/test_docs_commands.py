@@ -5,7 +5,8 @@ The convention (docs/development.md, "The commands in the documentation"): a fen
 the other lines of the block are what the commands print, for reading, except that a line
 starting with ``error:`` must be the start of what the command above it prints. A command whose
 comment ends in ``(exit status N)`` must exit with N, every other one with 0. Output on its own is
-a ``text`` block; an indented code block is not allowed.
+a ``text`` block; an indented code block is not allowed. ``python`` blocks run too, in page
+order with the commands (see PYTHON_RUN_ELSEWHERE).
 
 Each page runs in a fresh working directory, with ``../shared/data`` beside it pointing at the
 real releases (``tests/shared_paths.py``); a page that reads them is skipped without them (and
