@@ -446,6 +446,20 @@ def inside(work: Path, env: dict[str, str], code: str) -> Iterator[None]:
         os.environ.update(saved)
         if threads is not None:
             torch.set_num_threads(threads)
+        unshadow_public_names()
+
+
+def unshadow_public_names() -> None:
+    """Importing the submodule ``winoscope.sweep`` (``winoscope sweep`` does) makes the package's
+    attribute ``sweep`` that module instead of the function; drop such an attribute, so that the
+    package's ``__getattr__`` gives the function again to the tests that run after this one."""
+    import types
+
+    import winoscope
+
+    for name in winoscope._LAZY:
+        if isinstance(vars(winoscope).get(name), types.ModuleType):
+            delattr(winoscope, name)
 
 
 def run_python(code: str, work: Path, env: dict[str, str], namespace: dict[str, object]) -> str:
@@ -495,7 +509,7 @@ def execute(command: str, work: Path, env: dict[str, str], in_process: bool) -> 
 
             output += "".join(traceback.format_exception(done.exception))
         return done.exit_code, output
-    done = subprocess.run(
+    shell = subprocess.run(
         ["bash", "-c", command],
         cwd=work,
         env=env,
@@ -503,7 +517,7 @@ def execute(command: str, work: Path, env: dict[str, str], in_process: bool) -> 
         text=True,
         timeout=TIMEOUT,
     )
-    return done.returncode, done.stdout + done.stderr
+    return shell.returncode, shell.stdout + shell.stderr
 
 
 # --- the tests ----------------------------------------------------------------------------
