@@ -22,12 +22,14 @@ from .errors import BackendError, DatasetError, ScoringError, TaskError, Winosco
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .api import list_tasks, load_dataset, validate
+    from .backends.hf.live import hf_model
     from .compare.across_languages import CrosslingualResult, crosslingual
     from .compare.difference import DiffResult, diff
-    from .results import RunResult, SensitivityResult
+    from .results import RunResult, SensitivityResult, SweepResult
     from .run_config import RunConfig
     from .runner import run, score
     from .sensitivity import run_templates
+    from .sweep import sweep
 
 # public name -> the module that defines it
 _LAZY = {
@@ -58,16 +60,19 @@ __all__ = [
     "RunResult",
     "ScoringError",
     "SensitivityResult",
+    "SweepResult",
     "TaskError",
     "WinoscopeError",
     "__version__",
     "crosslingual",
     "diff",
+    "hf_model",
     "list_tasks",
     "load_dataset",
     "run",
     "run_templates",
     "score",
+    "sweep",
     "validate",
 ]
 
