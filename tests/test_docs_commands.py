@@ -446,20 +446,6 @@ def inside(work: Path, env: dict[str, str], code: str) -> Iterator[None]:
         os.environ.update(saved)
         if threads is not None:
             torch.set_num_threads(threads)
-        unshadow_public_names()
-
-
-def unshadow_public_names() -> None:
-    """Importing the submodule ``winoscope.sweep`` (``winoscope sweep`` does) makes the package's
-    attribute ``sweep`` that module instead of the function; drop such an attribute, so that the
-    package's ``__getattr__`` gives the function again to the tests that run after this one."""
-    import types
-
-    import winoscope
-
-    for name in winoscope._LAZY:
-        if isinstance(vars(winoscope).get(name), types.ModuleType):
-            delattr(winoscope, name)
 
 
 def run_python(code: str, work: Path, env: dict[str, str], namespace: dict[str, object]) -> str:
@@ -494,7 +480,9 @@ def execute(command: str, work: Path, env: dict[str, str], in_process: bool) -> 
     app the console script runs (it saves a second of start-up per command), anything else
     (pipes, globs, ``python ...``) through bash."""
     words = shlex.split(command, comments=True)
-    bare = re.sub(r"'[^']*'|\"[^\"]*\"", "", without_comment(command))  # quoted parts go as they are
+    bare = re.sub(
+        r"'[^']*'|\"[^\"]*\"", "", without_comment(command)
+    )  # quoted parts go as they are
     plain = words and words[0] == "winoscope" and not (SHELL_CHARS & set(bare))
     if in_process and plain:
         from typer.testing import CliRunner

@@ -57,3 +57,18 @@ def test_command_line_defers_pandas() -> None:
     probe = "import sys, winoscope.cli; print('pandas' in sys.modules, 'winoscope.tasks' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "False"]
+
+
+def test_no_public_name_is_also_a_submodule() -> None:
+    """A public function named like a submodule (``winoscope.sweep`` the function and a module
+    ``sweep.py``) is replaced by the module once anything imports it; the names must differ."""
+    import importlib.util
+
+    import winoscope
+
+    clashes = [n for n in winoscope._LAZY if importlib.util.find_spec(f"winoscope.{n}") is not None]
+    assert clashes == []
+    import winoscope.cli.sweep
+    import winoscope.sweeps
+
+    assert callable(winoscope.sweep)

@@ -49,7 +49,7 @@ LAYERS: list[set[str]] = [
     {"sensitivity", "demo"},
     {"compare"},
     {"sweep_tables"},
-    {"sweep"},
+    {"sweeps"},
     # the families sit beside the command line: neither imports the other, and nothing below
     # imports a family (the registries import winoscope.families.registration by name)
     {"cli", "families"},

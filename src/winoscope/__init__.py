@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .run_config import RunConfig
     from .runner import run, score
     from .sensitivity import run_templates
-    from .sweep import sweep
+    from .sweeps import sweep
 
 # public name -> the module that defines it
 _LAZY = {
@@ -47,7 +47,7 @@ _LAZY = {
     "run_templates": ".sensitivity",
     "hf_model": ".backends.hf.live",
     "RunConfig": ".run_config",
-    "sweep": ".sweep",
+    "sweep": ".sweeps",
     "SweepResult": ".results",
 }
 

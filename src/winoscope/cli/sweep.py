@@ -104,7 +104,7 @@ def sweep(
     Exit status: 0 every run answered, 2 a usage error, 3 requests failed at some point.
     """
     from ..backends.options import parse_model_args
-    from ..sweep import sweep as sweep_api
+    from ..sweeps import sweep as sweep_api
     from ..tags import parse_tags
 
     try:

@@ -1,4 +1,4 @@
-"""The sweep page: headline metrics and utility against the swept value (:mod:`winoscope.sweep`).
+"""The sweep page: headline metrics and utility against the swept value (:mod:`winoscope.sweeps`).
 
 ``write_sweep(result, out)`` writes::
 
