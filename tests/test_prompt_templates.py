@@ -81,10 +81,21 @@ def test_same_name_twice_is_refused_or_renamed() -> None:
 
 
 def prompt_tasks() -> list[str]:
-    return [
-        n
-        for n in TASKS.names()
-        if TASKS.get(n).family in reg.LANGUAGES and TASKS.get(n).protocol != "coref"
+    """Every task with prompts: it declares a language and is not a resolver task."""
+    return [n for n in TASKS.names() if TASKS.get(n).language and TASKS.get(n).protocol != "coref"]
+
+
+def test_the_tasks_with_prompts_are_the_eight_built_in_ones() -> None:
+    """The parametrised tests below run on these (an empty list would skip them silently)."""
+    assert prompt_tasks() == [
+        "swewinogender",
+        "swewinogender/nli",
+        "swewinogender/resolution",
+        "winobias-en",
+        "winobias-uk",
+        "winogender-en",
+        "winopron-en",
+        "winopron-uk",
     ]
 
 

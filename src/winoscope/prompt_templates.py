@@ -29,8 +29,8 @@ from pathlib import Path
 
 from .errors import TaskError
 from .languages import LANGUAGES, Wording
-from .protocols.cloze import ClozeTemplate
-from .protocols.forced_choice import PromptTemplate
+from .protocols.cloze import ClozeTemplate, cloze_from_wording
+from .protocols.forced_choice import PromptTemplate, from_wording
 
 KINDS = ("choice", "nli", "cloze")
 NLI_PLACEHOLDERS = frozenset({"sentence", "hypothesis", "option_a", "option_b"})
@@ -54,11 +54,12 @@ class NamedTemplate:
 
 
 def _template(wording: Wording) -> PromptTemplate | ClozeTemplate:
+    """The wording's template: the same object a task's default is (both are cached)."""
     if wording.kind == "cloze":
-        return ClozeTemplate(wording.text, name=wording.name)
+        return cloze_from_wording(wording)
     if wording.kind == "nli":
-        return PromptTemplate(wording.text, name=wording.name, allowed=NLI_PLACEHOLDERS)
-    return PromptTemplate(wording.text, name=wording.name)
+        return from_wording(wording, NLI_PLACEHOLDERS)
+    return from_wording(wording)
 
 
 _REGISTRY: dict[str, NamedTemplate] = {}

@@ -250,12 +250,25 @@ def test_tampered_predictions_give_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_file_backend_refuses_non_coref_tasks(tmp_path: Path) -> None:
-    from winoscope.errors import BackendError
+    """The run checks the protocol against what the backend says it answers before asking;
+    the backend still refuses a request of another kind if one reaches it."""
+    from winoscope.backends import create_backend
+    from winoscope.errors import BackendError, TaskError
+    from winoscope.tasks import get_task
 
     path = tmp_path / "gold.jsonl"
     _gold_jsonl(path)
-    with pytest.raises(BackendError, match="only coreference"):
+    with pytest.raises(
+        TaskError,
+        match=r"does not answer the forced_choice protocol of task "
+        r"winobias-uk \(it answers coref\)",
+    ):
         runner.run("winobias-uk", f"file:{path}", n_boot=0)
+    t = get_task("winobias-uk")
+    ds = t.load(None)
+    choice = t.build_requests(ds, t.default_template)[:1]
+    with pytest.raises(BackendError, match="only coreference"):
+        list(create_backend(f"file:{path}").respond(choice))
 
 
 def test_bootstrap_weights_equal_resampled_documents() -> None:

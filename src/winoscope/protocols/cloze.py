@@ -27,12 +27,14 @@ import re
 import string
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from ..errors import TaskError
+from ..languages import Wording
 from ..languages.en import prompts as en_prompts
 from ..languages.sv import prompts as sv_prompts
 from ..languages.uk import prompts as uk_prompts
@@ -116,11 +118,17 @@ class ClozeTemplate:
 
 # lm-evaluation-harness, lm_eval/tasks/winogender/winogender.yaml:
 # doc_to_text "{{sentence}} ‘{{pronoun.capitalize()}}’ refers to the", choices after one space.
-EN_CLOZE = ClozeTemplate(en_prompts.CLOZE.text, name=en_prompts.CLOZE.name)
+@cache
+def cloze_from_wording(wording: Wording) -> ClozeTemplate:
+    """A language's cloze wording as a template; the same object for the same wording."""
+    return ClozeTemplate(wording.text, name=wording.name)
+
+
+EN_CLOZE = cloze_from_wording(en_prompts.CLOZE)
 # "Тут «він» — це лікар." (here "he" is the doctor): the candidate completes it in the nominative.
-UK_CLOZE = ClozeTemplate(uk_prompts.CLOZE.text, name=uk_prompts.CLOZE.name)
+UK_CLOZE = cloze_from_wording(uk_prompts.CLOZE)
 # "Här syftar ”han” på teknikern." with the candidate's form in the premise (definite).
-SV_CLOZE = ClozeTemplate(sv_prompts.CLOZE.text, name=sv_prompts.CLOZE.name)
+SV_CLOZE = cloze_from_wording(sv_prompts.CLOZE)
 
 
 def build_requests(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import string
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -77,8 +78,10 @@ class PromptTemplate:
         return cls(str(value), name=name or "custom")
 
 
+@cache
 def from_wording(wording: Wording, allowed: frozenset[str] | None = None) -> PromptTemplate:
-    """A language's wording (:class:`~winoscope.languages.Wording`) as a lettered template."""
+    """A language's wording (:class:`~winoscope.languages.Wording`) as a lettered template;
+    the same object for the same wording (the registry and a task's default are one template)."""
     if allowed is None:
         return PromptTemplate(wording.text, name=wording.name)
     return PromptTemplate(wording.text, name=wording.name, allowed=allowed)
