@@ -101,8 +101,8 @@ def gguf_read_once() -> Iterator[None]:
     readers: dict[tuple[str, str], Any] = {}
     metadata: dict[str, Any] = {}
 
-    def reader(path: Any, mode: str = "r") -> Any:
-        key = (os.fspath(path), mode)
+    def reader(path: Any, mode: Any = "r") -> Any:
+        key = (os.fspath(path), str(mode))
         if key not in readers:
             readers[key] = make_reader(path, mode)
         return readers[key]
