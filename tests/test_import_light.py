@@ -39,6 +39,18 @@ def test_heavy_libraries_are_not_imported(statement: str) -> None:
     assert loaded_after(statement) == []
 
 
+def test_registering_the_backends_leaves_the_network_stack_out() -> None:
+    """Every run looks its backend up among all of them: the openai backend's asyncio, ssl and
+    urllib.request load when it asks a model, not when it registers."""
+    probe = (
+        "import sys; from winoscope.backends import create_backend; "
+        "create_backend('baseline:agreement'); "
+        "print(sorted(m for m in ('asyncio', 'ssl', 'urllib.request') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
 def test_the_probe_sees_an_import() -> None:
     assert loaded_after("import zstandard") == ["zstandard"]
 

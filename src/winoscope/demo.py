@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from .backends.base import Backend, create_backend
 from .backends.baselines import PICKERS
 from .backends.hf import gemma
 from .report.markdown import fmt
@@ -95,20 +97,22 @@ def run_demo(
     if lm and not gemma.available():
         print(gemma_note().strip() + " Showing the reference baselines only.", file=sys.stderr)
     results: list[RunResult] = []
+    shared: dict[str, Backend] = {}
     for task in tasks:
         if task not in TASKS:
             continue
         for model in TASKS.get(task).extras.get("demo_models") or demo_models(lm=lm):
             slug = f"{task.replace('/', '_')}__{model.replace(':', '_')}"
-            results.append(
-                run(
-                    task,
-                    model,
-                    out=out / slug,
-                    quiet=quiet,
-                    backend_options=model_options(task, model),
-                )
-            )
+            options = model_options(task, model)
+            if model == GEMMA_SPEC:
+                # one backend for every Gemma run of one set of options: the model and its
+                # tokenizer load once (seconds each), not once per task
+                key = json.dumps(options, sort_keys=True)
+                if key not in shared:
+                    shared[key] = create_backend(model, **options)
+                results.append(run(task, shared[key], out=out / slug, quiet=quiet))
+                continue
+            results.append(run(task, model, out=out / slug, quiet=quiet, backend_options=options))
     table = summary_table(results)
     (out / "README.md").write_text(
         "# winoscope demo\n\nReference baselines on the bundled samples (the project's own text in each "

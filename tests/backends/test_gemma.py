@@ -99,6 +99,41 @@ def test_baselines_only_leaves_gemma_out() -> None:
     assert gemma_note(lm=False) == "Gemma 3 270M was not asked (baselines only). "
 
 
+def test_a_gguf_file_is_parsed_once_while_converting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """transformers asks three times for the same file; inside ``gguf_read_once`` the reader
+    and the metadata are made once (the metadata handed out as copies), and the real
+    functions are back afterwards."""
+    pytest.importorskip("gguf")
+    pytest.importorskip("transformers")
+    import gguf as gguf_package
+    from transformers import modeling_gguf_pytorch_utils as gguf_utils
+
+    made: list[str] = []
+    loads: list[tuple[str, bool]] = []
+
+    def fake_reader(path: str, mode: str = "r") -> object:
+        made.append(path)
+        return object()
+
+    def fake_load(path: str, return_tensors: bool = False, **kw: object) -> dict[str, object]:
+        loads.append((path, return_tensors))
+        return {"config": {"model_type": "gemma3", "tokens": ["a", "b"]}}
+
+    monkeypatch.setattr(gguf_package, "GGUFReader", fake_reader)
+    monkeypatch.setattr(gguf_utils, "load_gguf_checkpoint", fake_load)
+    with gemma.gguf_read_once():
+        first, again = gguf_package.GGUFReader("m.gguf"), gguf_package.GGUFReader("m.gguf")
+        one = gguf_utils.load_gguf_checkpoint("m.gguf", return_tensors=False)
+        one["config"]["tokens"].append("changed by a caller")
+        two = gguf_utils.load_gguf_checkpoint("m.gguf", return_tensors=False)
+        gguf_utils.load_gguf_checkpoint("m.gguf", return_tensors=True)
+    assert first is again and made == ["m.gguf"]
+    assert two["config"]["tokens"] == ["a", "b"]
+    assert loads == [("m.gguf", False), ("m.gguf", True)]  # the weights are always read
+    assert gguf_package.GGUFReader is fake_reader
+    assert gguf_utils.load_gguf_checkpoint is fake_load
+
+
 # -- the real model ------------------------------------------------------------------------
 
 

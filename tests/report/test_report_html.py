@@ -124,6 +124,17 @@ def test_wilson_interval_matches_the_formula() -> None:
     assert all(math.isnan(x) for x in wilson_interval(0, 0))
 
 
+@pytest.mark.parametrize("level", [0.95, 0.9])
+def test_wilson_interval_is_scipys_to_the_last_bit(level: float) -> None:
+    """Computed without importing scipy.stats (a run's import time), the same floats."""
+    from scipy.stats import binomtest
+
+    for n in range(1, 41):
+        for k in range(n + 1):
+            ci = binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
+            assert wilson_interval(k, n, level) == (float(ci.low), float(ci.high))
+
+
 def test_long_layout_with_a_numeric_statistic() -> None:
     pred = pd.DataFrame(
         {

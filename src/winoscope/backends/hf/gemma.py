@@ -6,7 +6,10 @@ checks a Q4_K_M GGUF file. transformers reads GGUF by dequantising every tensor,
 about 90 s and 2.7 GB of memory, so the first use converts it once into a float32 copy in
 the user cache directory (``WINOSCOPE_CACHE_DIR`` overrides it); later runs load that copy in
 seconds. The conversion writes into a temporary folder and renames it into place, so an
-interrupted or concurrent conversion never leaves a half-written model behind.
+interrupted or concurrent conversion never leaves a half-written model behind. transformers
+opens the GGUF file three times while converting (the tokenizer's config, the model's config,
+the weights), and parsing its metadata (the 262,144-token vocabulary, field by field) costs
+more than dequantising the weights, so :func:`gguf_read_once` has it parsed once.
 
 It is a base model, not a chat model: chat generation returns empty text, and it does not
 follow the lettered answer format either (scoring " A" against " B", it picks the same letter
@@ -19,13 +22,14 @@ Everything else is the ``hf`` backend.
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable
-from contextlib import suppress
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +83,47 @@ def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+@contextmanager
+def gguf_read_once() -> Iterator[None]:
+    """While it lasts, each GGUF file is parsed once: ``gguf.GGUFReader(path)`` returns the
+    reader already made for that path, and transformers' metadata-only
+    ``load_gguf_checkpoint(path)`` (``return_tensors=False``) a copy of its first answer.
+
+    transformers 5 reads the file by these two names at each use (``from gguf import
+    GGUFReader`` inside the function, ``from ..modeling_gguf_pytorch_utils import
+    load_gguf_checkpoint`` at each call site), so both are replaced on their modules for the
+    conversion only and put back after. The values read are the same, so are the files written.
+    """
+    import gguf
+    from transformers import modeling_gguf_pytorch_utils as gguf_utils
+
+    make_reader, load_checkpoint = gguf.GGUFReader, gguf_utils.load_gguf_checkpoint
+    readers: dict[tuple[str, str], Any] = {}
+    metadata: dict[str, Any] = {}
+
+    def reader(path: Any, mode: Any = "r") -> Any:
+        key = (os.fspath(path), str(mode))
+        if key not in readers:
+            readers[key] = make_reader(path, mode)
+        return readers[key]
+
+    def load(path: Any, return_tensors: bool = False, **kwargs: Any) -> Any:
+        if return_tensors or kwargs:
+            return load_checkpoint(path, return_tensors, **kwargs)
+        key = os.fspath(path)
+        if key not in metadata:
+            metadata[key] = load_checkpoint(path, False)
+        return copy.deepcopy(metadata[key])  # callers may change what they are given
+
+    gguf.GGUFReader, gguf_utils.load_gguf_checkpoint = reader, load  # type: ignore[misc,assignment]
+    try:
+        yield
+    finally:
+        gguf.GGUFReader, gguf_utils.load_gguf_checkpoint = make_reader, load_checkpoint  # type: ignore[misc]
+        readers.clear()  # the memory maps close before the temporary folder is removed
+        metadata.clear()
+
+
 def ensure_float_model(root: Path | None = None, *, notify: Callable[[str], None] = _say) -> Path:
     """The float32 copy of Gemma 3 270M, converting the packaged GGUF once when it is missing."""
     target = float_model_dir(root)
@@ -101,10 +146,11 @@ def ensure_float_model(root: Path | None = None, *, notify: Callable[[str], None
         work = Path(tmp)
         gguf = assemble(work / GGUF_NAME)
         try:
-            tok = AutoTokenizer.from_pretrained(work, gguf_file=gguf.name)
-            model = AutoModelForCausalLM.from_pretrained(
-                work, gguf_file=gguf.name, dtype=torch.float32
-            )
+            with gguf_read_once():
+                tok = AutoTokenizer.from_pretrained(work, gguf_file=gguf.name)
+                model = AutoModelForCausalLM.from_pretrained(
+                    work, gguf_file=gguf.name, dtype=torch.float32
+                )
         except Exception as exc:
             raise BackendError(f"gemma: cannot read {gguf.name}: {exc}") from exc
         # save_pretrained refuses a model loaded from GGUF while it still looks quantised;

@@ -41,7 +41,6 @@ of every error message before any message is cut short.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import random
@@ -56,7 +55,6 @@ from ...errors import BackendError
 from ...records import Request, Response
 from ..base import CHOICE_PROTOCOLS, Description, backend
 from .http import Transport, proxy_summary
-from .loop_thread import iterate_in_thread
 from .options import build_backend_settings, cli_backend_options, normalise_base_url
 from .parse import (
     RequestFailed,
@@ -231,6 +229,7 @@ class OpenAIBackend:
                 + (" (use --mode cloze)" if "cloze" in wrong else "")
             )
         key = os.environ.get(self.api_key_env, "")
+        from .loop_thread import iterate_in_thread  # asyncio loads when a model is asked
 
         async def produce(out: deque[Any], ended: threading.Event) -> None:
             await self._run_all(requests, key, out, ended)
@@ -240,6 +239,8 @@ class OpenAIBackend:
     async def _run_all(
         self, requests: Sequence[Request], key: str, out: deque[Any], ended: threading.Event
     ) -> None:
+        import asyncio
+
         self.stats = {"http_calls": 0, "retries": 0, "errors": 0}
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         transport = Transport(self.concurrency, self.timeout, headers, self.proxy)
@@ -288,6 +289,8 @@ class OpenAIBackend:
         urls: Sequence[str],
     ) -> tuple[Response, str | None]:
         """The response to one request and, when it failed deterministically, why."""
+        import asyncio
+
         aiohttp = transport.aiohttp
         last = ""
         attempt = 0

@@ -24,14 +24,17 @@ API key).
 from __future__ import annotations
 
 import os
-import ssl
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import BackendError
 
+if TYPE_CHECKING:
+    import ssl
+
+# ssl and urllib.request load when a request is made: registering the backend (every run
+# looks its backend up among all of them) stays cheap
 MAX_REDIRECTS = 5
 
 
@@ -45,6 +48,8 @@ class Answer:
 
 def tls_context() -> ssl.SSLContext:
     """The system's trust store, or ``SSL_CERT_FILE``/``SSL_CERT_DIR`` when set."""
+    import ssl
+
     ctx = ssl.create_default_context()
     cafile, capath = os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")
     if cafile or capath:
@@ -57,6 +62,7 @@ def proxy_for(url: str, proxy: str | None) -> str | None:
     (``HTTP_PROXY``/``HTTPS_PROXY``, unless ``NO_PROXY`` names the host), else None."""
     if proxy:
         return proxy
+    import urllib.request
     from urllib.parse import urlsplit
 
     parts = urlsplit(url)

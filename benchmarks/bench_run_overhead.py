@@ -1,0 +1,75 @@
+"""How long a baseline run of a bundled sample takes, beside ``import pandas, matplotlib``.
+
+    python benchmarks/bench_run_overhead.py [--runs 7] [--python .venv/bin/python]
+
+A baseline (``baseline:agreement``) asks no model, so the run is all overhead: imports,
+validation, scoring, the run directory and its figures. Each measurement is a whole fresh
+process, timed from outside (start-up included): ``python -m winoscope run winobias-uk --model
+baseline:agreement --out DIR -q`` into a new folder, and ``python -c "import pandas,
+matplotlib"``, the two libraries every run needs. They run in turn, A B A B ..., and the ratio
+is taken pair by pair, so a burst of load on a shared machine hits both alike; the median of
+the ratios is printed with the medians of each. One run of each is made first and discarded:
+the figures are warm (files in the page cache, bytecode written), as on a second invocation of
+the command line. ``PYTHONDONTWRITEBYTECODE`` is dropped from the children's environment, since
+with it set every run compiles the package from source. Prints the load average too. The
+target is a ratio under 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+YARDSTICK = ["-c", "import pandas, matplotlib"]
+
+
+def run_command(out: Path) -> list[str]:
+    model = ["--model", "baseline:agreement"]
+    return ["-m", "winoscope", "run", "winobias-uk", *model, "--out", str(out), "-q"]
+
+
+def wall(python: str, args: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run([python, *args], env=env, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=7, help="timed pairs (default 7)")
+    ap.add_argument("--python", default=sys.executable, help="interpreter to measure")
+    args = ap.parse_args(argv)
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    print(f"load average before: {os.getloadavg()}")
+    runs: list[float] = []
+    yardstick: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="winoscope-bench-") as tmp:
+        folders = (Path(tmp) / f"run{i}" for i in range(args.runs + 1))
+        wall(args.python, run_command(next(folders)), env)  # warm-up, discarded
+        wall(args.python, YARDSTICK, env)
+        for out in folders:
+            runs.append(wall(args.python, run_command(out), env))
+            yardstick.append(wall(args.python, YARDSTICK, env))
+    ratios = [r / y for r, y in zip(runs, yardstick, strict=True)]
+    for label, t in (("winoscope run", runs), ("import pandas, matplotlib", yardstick)):
+        print(
+            f"{label:<26} median {statistics.median(t):.2f} s "
+            f"(min {min(t):.2f}, max {max(t):.2f}, {len(t)} runs)"
+        )
+    print(
+        f"run / import: median {statistics.median(ratios):.2f}x "
+        f"(min {min(ratios):.2f}, max {max(ratios):.2f}, pair by pair)"
+    )
+    print(f"load average after: {os.getloadavg()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
