@@ -3,8 +3,8 @@
 Figures are explicit :class:`matplotlib.figure.Figure` objects drawn inside a local
 ``rc_context`` (:data:`STYLE`): nothing here selects a backend or changes the user's
 ``rcParams``, so a notebook that imports winoscope keeps its own settings. They are written as
-PNG (embedded in the HTML), SVG with its text kept as text and, for the pages made for papers,
-PDF, with fixed metadata, so the same run gives the same files.
+PNG (embedded in the HTML), PDF and SVG with its text kept as text (for papers), with fixed
+metadata, so the same run gives the same files.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from typing import Any, ParamSpec, TypeVar
 import matplotlib
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies
@@ -67,14 +66,8 @@ def new_figure(
     nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float], dpi: int = DPI, **kw: Any
 ) -> tuple[Figure, Any]:
     """A figure unknown to pyplot (no backend, no global figure list) and its axes, as
-    ``pyplot.subplots`` would return them.
-
-    The figure has its own Agg canvas (no pyplot, no global state): ``tight_layout`` then
-    measures the text with the renderer that draws the PNG at the same size, whose text
-    metrics are cached, instead of a renderer made for the measurement and thrown away. The
-    files are the same bytes either way."""
+    ``pyplot.subplots`` would return them."""
     fig = Figure(figsize=figsize, dpi=dpi)
-    FigureCanvasAgg(fig)
     return fig, fig.subplots(nrows, ncols, **kw)
 
 
@@ -186,16 +179,13 @@ def forest_bound(values: np.ndarray) -> float:
     return max(0.1, top * 1.08)
 
 
-def save_figure(
-    fig: ReportFigure, folder: Path, *, paper: bool = True, pdf: bool = True
-) -> SavedFigure:
+def save_figure(fig: ReportFigure, folder: Path, *, paper: bool = True) -> SavedFigure:
     """Write ``folder/KEY.png``, ``KEY.svg`` and ``KEY.pdf`` (for papers), the SVG with its
-    text kept as text (editable, searchable) instead of outlines; ``pdf=False`` leaves out the
-    PDF (a run report: drawing it and loading matplotlib's PDF backend cost about a third of
-    the report's figure time), ``paper=False`` writes the PNG and an outlined SVG only."""
+    text kept as text (editable, searchable) instead of outlines; ``paper=False`` writes the
+    PNG and an outlined SVG only."""
     folder.mkdir(parents=True, exist_ok=True)
     png_path, svg_path = folder / f"{fig.key}.png", folder / f"{fig.key}.svg"
-    pdf_path = folder / f"{fig.key}.pdf" if paper and pdf else None
+    pdf_path = folder / f"{fig.key}.pdf" if paper else None
     buf = io.BytesIO()
     style = {**STYLE, "svg.fonttype": "none"} if paper else STYLE
     with matplotlib.rc_context(style):

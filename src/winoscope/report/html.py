@@ -1,8 +1,7 @@
 """The self-contained HTML report of one run (``report.html``).
 
 One file, no network: CSS is inline and figures are embedded as PNG data URIs (the SVG and PNG
-files are written next to it under ``plots/`` for papers; a run writes no PDF, the pages that
-compare runs do). The page is rendered with jinja2 and
+files are written next to it under ``plots/`` for papers). The page is rendered with jinja2 and
 autoescaping, so dataset sentences, model answers and prompt text can never inject markup.
 """
 
@@ -258,10 +257,8 @@ def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
 
 
 def write_run_html(rr: RunResult, out: Path) -> Path:
-    """Render the figures into ``out/plots`` (PNG and SVG) and write ``out/report.html``."""
-    figures = [
-        save_figure(f, out / "plots", pdf=False) for f in run_figures(rr.metrics, rr.predictions)
-    ]
+    """Render the figures into ``out/plots`` and write ``out/report.html``."""
+    figures = [save_figure(f, out / "plots") for f in run_figures(rr.metrics, rr.predictions)]
     path = out / "report.html"
     path.write_text(render_run_html(rr, figures), encoding="utf-8")
     return path
