@@ -49,12 +49,12 @@ GROUPS: dict[str, tuple[list[str], list[str], str]] = {
     "decision": (["src/winoscope/scoring/decision.py"], ["tests/scoring/test_decision.py"], ""),
     "paired": (
         ["src/winoscope/scoring/paired.py"],
-        ["tests/compare/test_diff.py"],
+        ["tests/scoring/test_paired_by_hand.py", "tests/compare/test_diff.py"],
         "by_hand or hand_worked or asymmetric",
     ),
     "winobias": (
         ["src/winoscope/scoring/winobias.py"],
-        ["tests/scoring/test_scoring_winobias.py"],
+        ["tests/scoring/test_winobias_by_hand.py", "tests/scoring/test_scoring_winobias.py"],
         "",
     ),
     "winopron": (
