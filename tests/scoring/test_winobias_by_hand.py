@@ -49,7 +49,7 @@ PRIMARY = [
 ]
 
 
-def _table(rows: list[tuple[str, str, int, str, str, bool]] = PRIMARY) -> pd.DataFrame:
+def _table(rows: list[tuple[str, str, int, str, str, bool | None]] = PRIMARY) -> pd.DataFrame:
     records = []
     for split, typ, item, variant, condition, correct in rows:
         group = "primary_balanced" if variant in ("mm", "ff") else condition
@@ -62,7 +62,11 @@ def _table(rows: list[tuple[str, str, int, str, str, bool]] = PRIMARY) -> pd.Dat
                 "score_group": group,
                 "condition": condition if group == "primary_balanced" else "control",
                 "coreference_role": "target",
-                "prediction_role": "target" if correct else "distractor",
+                "prediction_role": None
+                if correct is None
+                else "target"
+                if correct
+                else "distractor",
             }
         )
     return pd.DataFrame.from_records(records)
@@ -255,3 +259,46 @@ def test_the_interval_follows_the_level_and_the_seed() -> None:
     )
     assert wide["ci_low"] < narrow["ci_low"] <= narrow["ci_high"] < wide["ci_high"]
     assert math.isclose(wide["value"], narrow["value"])
+
+
+# strata sharing a split or a type; both-wrong pairs beside the anti-only ones; an item with two
+# anti rows (no McNemar pair); a pro row never answered
+SHARED = [
+    ("validation", "type1", 1, "mm", "pro", False),
+    ("validation", "type1", 1, "ff", "anti", True),
+    ("validation", "type1", 2, "mm", "pro", False),
+    ("validation", "type1", 2, "ff", "anti", False),
+    ("validation", "type1", 3, "mm", "pro", False),
+    ("validation", "type1", 3, "ff", "anti", False),
+    ("validation", "type1", 4, "mm", "pro", True),
+    ("validation", "type1", 4, "ff", "anti", True),
+    ("validation", "type1", 4, "ff", "anti", False),
+    ("validation", "type2", 1, "mm", "pro", False),
+    ("validation", "type2", 1, "ff", "anti", True),
+    ("test", "type1", 1, "mm", "pro", True),
+    ("test", "type1", 1, "ff", "anti", False),
+    ("test", "type1", 2, "mm", "pro", None),
+]
+
+
+def test_mcnemar_and_counts_on_strata_sharing_a_split_or_a_type() -> None:
+    r = score(_table(SHARED), n_boot=20)
+    got = {
+        (x["split"], x["type"]): (x["pairs"], x["pro_only_correct"], x["anti_only_correct"])
+        for x in r.tests
+    }
+    assert got == {
+        ("validation", "type1"): (3, 0, 1),  # items 1-3; item 4 has two anti rows
+        ("validation", "type2"): (1, 0, 1),
+        ("test", "type1"): (1, 1, 0),  # item 2's only row was never answered
+        ("all", "all"): (5, 1, 2),
+    }
+    counts = r.counts.set_index(["split", "type"])[["rows", "scored", "missing"]]
+    assert counts.to_dict("index") == {
+        ("test", "type1"): {"rows": 3, "scored": 2, "missing": 1},
+        ("validation", "type1"): {"rows": 9, "scored": 9, "missing": 0},
+        ("validation", "type2"): {"rows": 2, "scored": 2, "missing": 0},
+    }
+    # one pro and one anti row: the combined metrics count both
+    overall = _row(r.metrics, "overall_accuracy", "validation", "type2")
+    assert overall["value"] == 0.5 and int(overall["n"]) == 2
