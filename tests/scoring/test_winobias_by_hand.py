@@ -247,6 +247,8 @@ def test_settings_record_the_resampling() -> None:
         "resampling_unit": "source item",
         "stratified_by": "split/type",
     }
+    defaults = score(_table()).settings
+    assert (defaults["n_boot"], defaults["seed"], defaults["level"]) == (2000, 0, 0.95)
 
 
 def test_the_interval_follows_the_level_and_the_seed() -> None:
