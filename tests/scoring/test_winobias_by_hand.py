@@ -23,6 +23,7 @@ p = 2 * (1 + 4) / 16 = 0.625.
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -234,6 +235,9 @@ def test_unpaired_note_wording() -> None:
     assert unpaired_note({"unpaired_items": 0, "unpaired_policy": "kept"}) is None
     kept = unpaired_note({"unpaired_items": 3, "unpaired_policy": "kept"})
     assert kept is not None and kept.startswith("3 item(s)") and "are kept in" in kept
+    # as read back from a run's manifest (a string built at run time, not a literal)
+    read = json.loads('{"unpaired_items": 1, "unpaired_policy": "kept"}')
+    assert "are kept in" in str(unpaired_note(read))
     left = unpaired_note({"unpaired_items": 2, "unpaired_policy": "excluded"})
     assert left is not None and left.startswith("2 item(s)") and "are left out of" in left
 
@@ -304,3 +308,23 @@ def test_mcnemar_and_counts_on_strata_sharing_a_split_or_a_type() -> None:
     # one pro and one anti row: the combined metrics count both
     overall = _row(r.metrics, "overall_accuracy", "validation", "type2")
     assert overall["value"] == 0.5 and int(overall["n"]) == 2
+
+
+def test_a_stratum_never_answered_does_not_stop_the_next_ones() -> None:
+    # test/type1 sorts first and has no answer; an item with an anti row only is no pair
+    rows = [
+        ("test", "type1", 1, "mm", "pro", None),
+        ("validation", "type1", 1, "mm", "pro", True),
+        ("validation", "type1", 1, "ff", "anti", False),
+        ("validation", "type1", 2, "ff", "anti", True),
+    ]
+    r = score(_table(rows), n_boot=20)
+    assert set(r.metrics["split"]) == {"validation", "macro"}
+    assert _row(r.metrics, "anti_accuracy", "validation", "type1")["value"] == 0.5
+    got = [(x["split"], x["pairs"], x["pro_only_correct"], x["anti_only_correct"]) for x in r.tests]
+    assert got == [("validation", 1, 1, 0), ("all", 1, 1, 0)]
+
+
+def test_the_options_are_keywords() -> None:
+    with pytest.raises(TypeError):
+        score(_table(), 20)  # type: ignore[misc]
