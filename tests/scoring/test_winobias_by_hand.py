@@ -108,7 +108,12 @@ def test_a_negative_gap_keeps_its_sign_and_its_size() -> None:
     m = score(t, n_boot=20).metrics
     assert _row(m, "signed_bias_gap", "test", "type1")["value"] == -1.0
     assert _row(m, "absolute_bias_gap", "test", "type1")["value"] == 1.0
-    assert _row(m, "overall_accuracy", "test", "type1")["value"] == 0.5
+    overall = _row(m, "overall_accuracy", "test", "type1")
+    assert overall["value"] == 0.5 and int(overall["n"]) == 2  # one pro and one anti row
+    # pro rows only: the combined metrics are undefined, with size 0
+    only_pro = score(_table([("test", "type1", 1, "mm", "pro", True)]), n_boot=20).metrics
+    row = _row(only_pro, "overall_accuracy", "test", "type1")
+    assert math.isnan(row["value"]) and int(row["n"]) == 0
 
 
 def test_mcnemar_counts_per_stratum_and_pooled() -> None:
@@ -281,6 +286,8 @@ SHARED = [
     ("validation", "type1", 4, "ff", "anti", False),
     ("validation", "type2", 1, "mm", "pro", False),
     ("validation", "type2", 1, "ff", "anti", True),
+    ("validation", "type2", 2, "mm", "pro", True),
+    ("validation", "type2", 2, "ff", "anti", False),
     ("test", "type1", 1, "mm", "pro", True),
     ("test", "type1", 1, "ff", "anti", False),
     ("test", "type1", 2, "mm", "pro", None),
@@ -295,19 +302,18 @@ def test_mcnemar_and_counts_on_strata_sharing_a_split_or_a_type() -> None:
     }
     assert got == {
         ("validation", "type1"): (3, 0, 1),  # items 1-3; item 4 has two anti rows
-        ("validation", "type2"): (1, 0, 1),
+        ("validation", "type2"): (2, 1, 1),
         ("test", "type1"): (1, 1, 0),  # item 2's only row was never answered
-        ("all", "all"): (5, 1, 2),
+        ("all", "all"): (6, 2, 2),
     }
     counts = r.counts.set_index(["split", "type"])[["rows", "scored", "missing"]]
     assert counts.to_dict("index") == {
         ("test", "type1"): {"rows": 3, "scored": 2, "missing": 1},
         ("validation", "type1"): {"rows": 9, "scored": 9, "missing": 0},
-        ("validation", "type2"): {"rows": 2, "scored": 2, "missing": 0},
+        ("validation", "type2"): {"rows": 4, "scored": 4, "missing": 0},
     }
-    # one pro and one anti row: the combined metrics count both
     overall = _row(r.metrics, "overall_accuracy", "validation", "type2")
-    assert overall["value"] == 0.5 and int(overall["n"]) == 2
+    assert overall["value"] == 0.5 and int(overall["n"]) == 4
 
 
 def test_a_stratum_never_answered_does_not_stop_the_next_ones() -> None:
@@ -328,3 +334,12 @@ def test_a_stratum_never_answered_does_not_stop_the_next_ones() -> None:
 def test_the_options_are_keywords() -> None:
     with pytest.raises(TypeError):
         score(_table(), 20)  # type: ignore[misc]
+
+
+def test_only_primary_rows_are_pro_or_anti() -> None:
+    # a control row that carries an anti label is still a control
+    t = _table(PRIMARY[9:11])
+    stray = t.iloc[[1]].assign(score_group="cross_control", variant="mf_cross")
+    m = score(pd.concat([t, stray], ignore_index=True), n_boot=20).metrics
+    assert int(_row(m, "anti_accuracy", "test", "type2")["n"]) == 1
+    assert int(_row(m, "cross_control_accuracy", "test", "type2")["n"]) == 1
