@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import json
 import math
+from functools import cache
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from winoscope.scoring.base import ScoreResult
 from winoscope.scoring.winobias import score, unpaired_items, unpaired_note
 
 # (split, type, item, variant, condition, correct)
@@ -73,6 +75,11 @@ def _table(rows: list[tuple[str, str, int, str, str, bool | None]] = PRIMARY) ->
     return pd.DataFrame.from_records(records)
 
 
+@cache
+def _scored() -> ScoreResult:
+    return score(_table(), n_boot=50)
+
+
 def _row(metrics: pd.DataFrame, metric: str, split: str, typ: str) -> pd.Series:
     hit = metrics[
         (metrics["metric"] == metric) & (metrics["split"] == split) & (metrics["type"] == typ)
@@ -97,7 +104,7 @@ def _row(metrics: pd.DataFrame, metric: str, split: str, typ: str) -> pd.Series:
     ],
 )
 def test_values_and_sizes_by_hand(metric: str, split: str, typ: str, value: float, n: int) -> None:
-    row = _row(score(_table(), n_boot=50).metrics, metric, split, typ)
+    row = _row(_scored().metrics, metric, split, typ)
     assert row["value"] == pytest.approx(value, abs=1e-12)
     assert int(row["n"]) == n
 
