@@ -59,7 +59,7 @@ GROUPS: dict[str, tuple[list[str], list[str], str]] = {
     ),
     "winopron": (
         ["src/winoscope/scoring/winopron.py"],
-        ["tests/scoring/test_winopron_scoring.py"],
+        ["tests/scoring/test_winopron_by_hand.py", "tests/scoring/test_winopron_scoring.py"],
         "",
     ),
     "swewinogender": (
