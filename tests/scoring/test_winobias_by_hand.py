@@ -344,9 +344,18 @@ def test_the_options_are_keywords() -> None:
 
 
 def test_only_primary_rows_are_pro_or_anti() -> None:
-    # a control row that carries an anti label is still a control
+    # control rows that carry a pro or an anti label are still controls
     t = _table(PRIMARY[9:11])
-    stray = t.iloc[[1]].assign(score_group="cross_control", variant="mf_cross")
+    stray = t.iloc[[0, 1]].assign(score_group="cross_control", variant="mf_cross")
     m = score(pd.concat([t, stray], ignore_index=True), n_boot=20).metrics
+    assert int(_row(m, "pro_accuracy", "test", "type2")["n"]) == 1
     assert int(_row(m, "anti_accuracy", "test", "type2")["n"]) == 1
-    assert int(_row(m, "cross_control_accuracy", "test", "type2")["n"]) == 1
+    assert int(_row(m, "cross_control_accuracy", "test", "type2")["n"]) == 2
+
+
+def test_the_order_of_the_rows_changes_nothing() -> None:
+    # items are resampled in a fixed order, so shuffled rows give the same intervals
+    t = _table()
+    a = score(t, n_boot=200, seed=7).metrics
+    b = score(t.sample(frac=1.0, random_state=3).reset_index(drop=True), n_boot=200, seed=7)
+    pd.testing.assert_frame_equal(a, b.metrics)
