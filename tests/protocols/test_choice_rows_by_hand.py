@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from winoscope.errors import TaskError
@@ -60,3 +62,11 @@ def test_candidates_by_row_and_role() -> None:
         "a": {"target": "медсестрою", "distractor": "кухарем"},
         "b": {"distractor": "лікар"},
     }
+
+
+def test_a_choice_row_is_frozen_and_roles_are_a_keyword() -> None:
+    (row,) = choice_rows([_item(NURSE, COOK)])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        row.pronoun = "вона"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        choice_rows([_item(NURSE, COOK)], plain_wording, ["distractor", "target"])  # type: ignore[misc]
