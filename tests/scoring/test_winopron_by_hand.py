@@ -243,3 +243,10 @@ def test_text_columns_without_categories_are_sorted() -> None:
     m = score(t, n_boot=20).metrics
     double = list(m.loc[(m["metric"] == "accuracy") & (m["split"] == "double"), "type"])
     assert double[:4] == ["all", "female", "male", "plural"]
+
+
+def test_a_context_without_rows_is_not_counted() -> None:
+    doubles = _table([r for r in ROWS if r[0] == "double"])
+    assert list(score(doubles, n_boot=20).counts["split"]) == ["double"]
+    singles = _table([r for r in ROWS if r[0] == "single"])
+    assert list(score(singles, n_boot=20).counts["split"]) == ["single"]
