@@ -250,3 +250,16 @@ def test_a_context_without_rows_is_not_counted() -> None:
     assert list(score(doubles, n_boot=20).counts["split"]) == ["double"]
     singles = _table([r for r in ROWS if r[0] == "single"])
     assert list(score(singles, n_boot=20).counts["split"]) == ["single"]
+
+
+def test_a_stratum_gap_is_resampled_as_a_difference() -> None:
+    # resampling pairs: (p1, p1) gives 1/2 - 1, (p2, p2) 1 - 1/2, a mixed draw 3/4 - 3/4
+    row = _row(score(_table(), n_boot=400, seed=2).metrics, "gender_gap", "double", "all")
+    assert (row["ci_low"], row["ci_high"]) == (-0.5, 0.5)
+
+
+def test_a_context_without_both_sets_does_not_stop_the_next_test() -> None:
+    rows = [r for r in ROWS if r[0] == "single" or r[3] == "male"]
+    rows.append(("single", "p2", "acc", "male", OCC, "+"))
+    (test,) = score(_table(rows), n_boot=20).tests
+    assert (test["split"], test["pairs"], test["male_only_correct"]) == ("single", 1, 1)
