@@ -263,3 +263,13 @@ def test_a_context_without_both_sets_does_not_stop_the_next_test() -> None:
     rows.append(("single", "p2", "acc", "male", OCC, "+"))
     (test,) = score(_table(rows), n_boot=20).tests
     assert (test["split"], test["pairs"], test["male_only_correct"]) == ("single", 1, 1)
+
+
+def test_mcnemar_pairs_stay_within_their_context() -> None:
+    rows = [
+        ("double", "p1", "nom", "male", OCC, "+"),
+        ("single", "p1", "nom", "female", OCC, "-"),
+        ("single", "p1", "nom", "male", OCC, "-"),
+    ]
+    tests = {t["split"]: t["pairs"] for t in score(_table(rows), n_boot=20).tests}
+    assert tests == {"single": 1}  # the double context has no female sentence
