@@ -1,6 +1,7 @@
 """Mutation testing of the numeric core with cosmic-ray, by module group, two groups at a time.
 
     python scripts/mutation_test.py [--groups statistics,decision] [--jobs 2] [--out mutation]
+    python scripts/mutation_test.py --groups winobias --recheck   # only last run's survivors
 
 Each group is a few modules and the tests written to catch their bugs. A group runs in its own
 copy of the committed tree (``git archive HEAD``), with that copy's ``src`` and ``tests`` first
@@ -8,7 +9,10 @@ on ``PYTHONPATH`` so the tests import the mutated code (not an editable install)
 cosmic-ray's local distributor (one mutant at a time per group; groups run in parallel, up to
 ``--jobs``). The unmutated copy must pass its tests first (else every mutant would count as
 killed), and every run starts from a fresh copy (a stopped run can leave a mutant in place). Writes ``OUT/<group>.txt`` (cosmic-ray's report: every surviving mutant with its
-diff) and ``OUT/summary.json`` (mutants, killed, survived, incompetent, timed out, the score).
+diff), ``OUT/<group>.sqlite`` (the session, with the mutated modules' digests beside it in
+``OUT/<group>.json``) and ``OUT/summary.json`` (mutants, killed, survived, incompetent, timed
+out, the score). ``--recheck`` re-runs only a kept session's survivors, after tests were added:
+it refuses when the mutated modules changed since.
 Not part of the test suite or of ``.ci/run``: it takes minutes per group on two cores.
 
 Needs ``pip install cosmic-ray`` (not a dependency of winoscope).
@@ -17,6 +21,7 @@ Needs ``pip install cosmic-ray`` (not a dependency of winoscope).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -42,15 +47,75 @@ GROUPS: dict[str, tuple[list[str], list[str], str]] = {
         "or hand_worked or asymmetric",
     ),
     "decision": (["src/winoscope/scoring/decision.py"], ["tests/scoring/test_decision.py"], ""),
+    "paired": (
+        ["src/winoscope/scoring/paired.py"],
+        ["tests/scoring/test_paired_by_hand.py", "tests/compare/test_diff.py"],
+        "by_hand or hand_worked or asymmetric",
+    ),
+    "winobias": (
+        ["src/winoscope/families/winobias/scorer.py"],
+        ["tests/scoring/test_winobias_by_hand.py", "tests/scoring/test_scoring_winobias.py"],
+        "",
+    ),
+    "winopron": (
+        ["src/winoscope/families/winopron/scorer.py"],
+        ["tests/scoring/test_winopron_by_hand.py", "tests/scoring/test_winopron_scoring.py"],
+        "",
+    ),
+    "swewinogender": (
+        ["src/winoscope/families/swewinogender/scorer.py"],
+        [
+            "tests/scoring/test_swewinogender_scoring.py",
+            "tests/scoring/test_swewinogender_superlim.py",
+        ],
+        "",
+    ),
+    "swewinogender-resolution": (
+        ["src/winoscope/families/swewinogender/resolution_scorer.py"],
+        ["tests/scoring/test_swewinogender_scoring.py"],
+        "resolution",
+    ),
+    "coref-metrics": (
+        ["src/winoscope/scoring/coref_metrics.py"],
+        ["tests/scoring/test_coref_metrics.py"],
+        "",
+    ),
+    "coref-scoring": (
+        ["src/winoscope/scoring/coref.py"],
+        ["tests/scoring/test_coref_metrics.py", "tests/protocols/test_coref_protocol.py"],
+        "",
+    ),
+    "choice-rows": (
+        ["src/winoscope/protocols/choice_rows.py"],
+        [
+            "tests/protocols/test_choice_rows_by_hand.py",
+            "tests/protocols/test_forced_choice_uk.py",
+            "tests/test_records.py",
+        ],
+        "",
+    ),
+    "answers": (
+        ["src/winoscope/protocols/answers.py"],
+        [
+            "tests/protocols/test_forced_choice_uk.py",
+            "tests/protocols/test_orders_and_failed_requests.py",
+        ],
+        "",
+    ),
     "forced-choice": (
         ["src/winoscope/protocols/forced_choice.py", "src/winoscope/protocols/cloze.py"],
         ["tests/protocols/test_prompt_reader.py", "tests/protocols/test_forced_choice_uk.py"],
         "",
     ),
+    "difference": (
+        ["src/winoscope/compare/difference.py", "src/winoscope/compare/pairing.py"],
+        ["tests/compare/test_diff.py", "tests/compare/test_diff_coref.py"],
+        "",
+    ),
 }
 
 
-def run_group(name: str, out: Path, timeout: float) -> dict[str, object]:
+def run_group(name: str, out: Path, timeout: float, recheck: bool = False) -> dict[str, object]:
     modules, tests, selection = GROUPS[name]
     work = Path(tempfile.mkdtemp(prefix=f"mutation-{name}-"))
     archive = subprocess.run(
@@ -74,13 +139,29 @@ def run_group(name: str, out: Path, timeout: float) -> dict[str, object]:
         encoding="utf-8",
     )
     env = dict(os.environ, PYTHONPATH=f"{work / 'src'}{os.pathsep}{work / 'tests'}")
+    # the copy has no ../shared/data beside it: point the tests at the checkout's
+    env.setdefault("WINOSCOPE_SHARED_DATA", str(ROOT.parent / "shared" / "data"))
     # the unmutated copy must pass, or every mutant would count as killed
     baseline = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True)
     if baseline.returncode != 0:
         raise SystemExit(f"{name}: the tests fail without a mutant:\n{baseline.stdout[-2000:]}")
+    if "skipped" in baseline.stdout.splitlines()[-1]:  # a skipped test kills no mutant
+        print(f"{name}: some tests are skipped: {baseline.stdout.splitlines()[-1]}", flush=True)
     session = work / "session.sqlite"
     cr = shutil.which("cosmic-ray") or "cosmic-ray"
-    subprocess.run([cr, "init", str(config), str(session)], cwd=work, env=env, check=True)
+    digests = {m: hashlib.sha256((work / m).read_bytes()).hexdigest() for m in modules}
+    kept, stamp = out / f"{name}.sqlite", out / f"{name}.json"
+    if recheck:
+        # only the survivors run again; the killed stay killed (valid when only tests were added)
+        if not kept.is_file() or json.loads(stamp.read_text(encoding="utf-8")) != digests:
+            raise SystemExit(
+                f"{name}: no earlier run of these exact modules in {out}; run it whole"
+            )
+        shutil.copy(kept, session)
+        with sqlite3.connect(session) as db:
+            db.execute("DELETE FROM work_results WHERE test_outcome = 'SURVIVED'")
+    else:
+        subprocess.run([cr, "init", str(config), str(session)], cwd=work, env=env, check=True)
     subprocess.run([cr, "exec", str(config), str(session)], cwd=work, env=env, check=True)
     report = subprocess.run(
         [shutil.which("cr-report") or "cr-report", "--show-diff", str(session)],
@@ -91,6 +172,8 @@ def run_group(name: str, out: Path, timeout: float) -> dict[str, object]:
         check=False,
     ).stdout
     (out / f"{name}.txt").write_text(report, encoding="utf-8")
+    shutil.copy(session, kept)
+    stamp.write_text(json.dumps(digests, indent=2), encoding="utf-8")
     return {"group": name, "modules": modules, **tally(session)}
 
 
@@ -131,6 +214,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2, help="groups run at once (default 2)")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant")
     ap.add_argument("--out", type=Path, default=Path("mutation"), help="report folder")
+    ap.add_argument(
+        "--recheck",
+        action="store_true",
+        help="re-run only the survivors of the last run in --out (same modules, tests added)",
+    )
     args = ap.parse_args(argv)
     names = [g for g in args.groups.split(",") if g]
     unknown = [g for g in names if g not in GROUPS]
@@ -138,8 +226,13 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown group(s) {', '.join(unknown)}; known: {', '.join(GROUPS)}")
     args.out.mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda g: run_group(g, args.out, args.timeout), names))
-    (args.out / "summary.json").write_text(json.dumps(results, indent=2), encoding="utf-8")
+        results = list(
+            pool.map(lambda g: run_group(g, args.out, args.timeout, args.recheck), names)
+        )
+    summary = args.out / "summary.json"  # one entry per group, the latest run of each
+    earlier = json.loads(summary.read_text(encoding="utf-8")) if summary.is_file() else []
+    merged = {r["group"]: r for r in [*earlier, *results]}
+    summary.write_text(json.dumps(list(merged.values()), indent=2), encoding="utf-8")
     for r in results:
         print(
             f"{r['group']}: {r['killed']} killed, {r['survived']} survived of {r['run']} run "
