@@ -15,3 +15,12 @@ SHARED_DATA = Path(os.environ.get("WINOSCOPE_SHARED_DATA", ROOT.parent / "shared
 
 def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def link_beside(root: Path) -> Path:
+    """Make ``root/shared/data`` a link to :data:`SHARED_DATA`, so that a command run in
+    ``root/<project>`` finds the releases at ``../shared/data`` as the docs show them."""
+    link = root / "shared" / "data"
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(SHARED_DATA, target_is_directory=True)
+    return link

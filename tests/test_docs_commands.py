@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from shared_paths import ROOT, SHARED_DATA, in_ci
+from shared_paths import ROOT, SHARED_DATA, in_ci, link_beside
 
 # Commands that are not run, shown in `sh` blocks (without a prompt, to be copied exactly), and
 # only these: the two setup commands of the README and the home page (a fresh venv and an
@@ -521,8 +521,7 @@ def workspace(tmp_path: Path) -> Path:
     work = tmp_path / "project"
     work.mkdir()
     if SHARED_DATA.is_dir():
-        (tmp_path / "shared").mkdir()
-        (tmp_path / "shared" / "data").symlink_to(SHARED_DATA, target_is_directory=True)
+        link_beside(tmp_path)
     return work
 
 
