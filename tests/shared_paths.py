@@ -24,3 +24,7 @@ def link_beside(root: Path) -> Path:
     link.parent.mkdir(parents=True, exist_ok=True)
     link.symlink_to(SHARED_DATA, target_is_directory=True)
     return link
+
+
+# how the README and the docs pages name the releases (beside the project)
+AS_THE_DOCS_WRITE_IT = "../shared/data"

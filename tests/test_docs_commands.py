@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from shared_paths import ROOT, SHARED_DATA, in_ci, link_beside
+from shared_paths import AS_THE_DOCS_WRITE_IT, ROOT, SHARED_DATA, in_ci, link_beside
 
 # Commands that are not run, shown in `sh` blocks (without a prompt, to be copied exactly), and
 # only these: the two setup commands of the README and the home page (a fresh venv and an
@@ -527,7 +527,7 @@ def workspace(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("page", pages(), ids=lambda p: p.name)
 def test_every_command_of_the_page_runs(page: Path, tmp_path: Path, fixtures: Fixtures) -> None:
-    if "../shared/data" in page.read_text("utf-8") and not SHARED_DATA.is_dir():
+    if AS_THE_DOCS_WRITE_IT in page.read_text("utf-8") and not SHARED_DATA.is_dir():
         if in_ci():
             pytest.fail(f"{page.name} reads {SHARED_DATA}, which is missing")
         pytest.skip(f"{page.name} reads the real releases ({SHARED_DATA} is missing)")
