@@ -63,7 +63,10 @@ GROUPS: dict[str, tuple[list[str], list[str], str]] = {
         "",
     ),
     "swewinogender": (
-        ["src/winoscope/families/swewinogender/scorer.py"],
+        [
+            "src/winoscope/families/swewinogender/scorer.py",
+            "src/winoscope/families/swewinogender/cluster_stats.py",
+        ],
         [
             "tests/scoring/test_swewinogender_scoring.py",
             "tests/scoring/test_swewinogender_superlim.py",

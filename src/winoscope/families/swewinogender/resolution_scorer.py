@@ -18,12 +18,11 @@ import pandas as pd
 from ...errors import ScoringError
 from ...scoring.base import ScoreResult, order_consistency, prediction_labels
 from ...scoring.metric import Declarations
-from .scorer import (
+from .cluster_stats import (
     CLUSTER,
     PRONOUNS,
     MetricFn,
     SizeFn,
-    add_pronoun_accuracy,
     cluster_metrics,
     need_columns,
     parity_stats,
@@ -31,6 +30,7 @@ from .scorer import (
     ratio,
     size_of,
 )
+from .scorer import add_pronoun_accuracy
 
 declare = Declarations(__name__)
 
