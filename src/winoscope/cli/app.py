@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from . import coref, datasets, demo, occupations, results, run, sweep
+from . import coref, datasets, demo, occupations, results, run, score, sweep
 from .common import err_console
 
 app = typer.Typer(
@@ -19,7 +19,7 @@ app.command("tasks")(datasets.tasks_cmd)
 app.command("templates")(datasets.templates_cmd)
 app.command("validate")(datasets.validate)
 app.command("run")(run.run)
-app.command("score")(run.score)
+app.command("score")(score.score)
 app.command("demo")(demo.demo)
 app.command("compare")(results.compare)
 app.command("leaderboard")(results.leaderboard)

@@ -1,4 +1,5 @@
-"""``winoscope run`` and ``winoscope score``: evaluate a model, or score predictions made elsewhere."""
+"""``winoscope run``: evaluate a model on a task (``winoscope score``, for predictions made
+elsewhere, is :mod:`.score`)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,6 @@ DATA, MODEL, PROTOCOL, STATISTICS, OUTPUT = "Data", "Model", "Protocol", "Statis
 OPENAI = "OpenAI server (openai:NAME only)"
 
 from .summary import (  # noqa: E402
-    convention_lines,
     exit_on_outcome,
     print_run_notes,
     print_summary,
@@ -343,82 +343,3 @@ def run(
     print_run_notes(rr.manifest)
     out_console.print(f"wrote {out_dir}", highlight=False)
     exit_on_outcome(rr.manifest.get("outcome") or {})
-
-
-def score(
-    predictions: Annotated[
-        Path,
-        typer.Option(
-            "--predictions",
-            "-p",
-            help="Dataset rows with the prediction column added (CSV/JSONL/Parquet).",
-        ),
-    ],
-    task: Annotated[str, typer.Option(help="Task the predictions belong to.")] = "winobias-uk",
-    out: Annotated[
-        Path | None, typer.Option(help="Write metrics.csv and metrics.json here.")
-    ] = None,
-    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
-    strict: Annotated[bool, typer.Option("--strict", help=STRICT_HELP)] = False,
-    skip_bad_rows: Annotated[bool, typer.Option("--skip-bad-rows", help=SKIP_BAD_HELP)] = False,
-    failed: Annotated[
-        str, typer.Option(help=FAILED_HELP + " An empty prediction cell is such a row.")
-    ] = "exclude",
-    scorer_option: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--scorer-option",
-            "-S",
-            metavar="KEY=VALUE",
-            help=SCORER_OPTION_HELP + " SweWinogender's labels default to superlim here.",
-        ),
-    ] = None,
-) -> None:
-    """Score predictions made elsewhere (the task's validation runs on the rows first)."""
-    from ..datasets.validation import write_validation_json
-    from ..jsonio import write_json
-    from ..runner import score as score_api
-
-    try:
-        result = score_api(
-            task,
-            predictions,
-            n_boot=bootstrap,
-            seed=seed,
-            strict=strict,
-            failed=failed,
-            scorer_options=parse_scorer_args(scorer_option),
-            skip_bad_rows=skip_bad_rows,
-        )
-    except ValidationFailed as exc:
-        fail_validation(exc)
-    except WinoscopeError as exc:
-        fail(exc)
-    report_validation(result.validation, result.notes)
-    print_run_notes(result.settings)
-    print_summary(result.metrics, title=f"{task} · {predictions.name}")
-    for line in convention_lines(result.settings):
-        err_console.print(line, highlight=False, markup=False, soft_wrap=True)
-    unanswered = result.settings.get("failed_requests") or {}
-    if unanswered.get("rows"):
-        fate = "scored as wrong" if unanswered["policy"] == "wrong" else "left out"
-        err_console.print(
-            f"{unanswered['rows']} row(s) without a prediction (no answer): {fate} "
-            f"(--failed {unanswered['policy']})",
-            highlight=False,
-        )
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        write_validation_json(out / "validation.json", result.validation, task=task)
-        result.metrics.to_csv(out / "metrics.csv", index=False)
-        write_json(
-            out / "metrics.json",
-            {
-                "metrics": result.metrics.to_dict("records"),
-                "tests": result.tests,
-                "counts": result.counts.to_dict("records"),
-                "settings": result.settings,
-            },
-        )
-        out_console.print(f"wrote {out}", highlight=False)
