@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from ...errors import BackendError
 from ...extras import require
 from ...records import Request, Response
 from ..base import CHOICE_PROTOCOLS, Description, backend, reject_unknown
+from .answering import eval_mode, tokenizer_has_chat_template, torch_threads
 from .batching import AUTO_START_CUDA, AUTO_START_OTHER, BatchSizer
 from .identity import config_commit, identity, model_fingerprint, read_config, weights_sha256
 from .loading import (
@@ -298,56 +298,6 @@ class HFLocalBackend:
                     text=text,
                     latency_s=round(each, 6),
                 )
-
-
-@contextmanager
-def torch_threads(n: int | None) -> Iterator[None]:
-    """torch's intra-op thread count set to ``n`` while the backend answers, and restored
-    after: ``threads`` is the run's setting, not the process's."""
-    if n is None:
-        yield
-        return
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
-@contextmanager
-def eval_mode(model: Any) -> Iterator[None]:
-    """The model in eval mode while it answers; each submodule's own mode restored after.
-
-    A model handed over between training steps is in training mode (dropout on); answers
-    are read without dropout, and training resumes with every module as it was.
-    """
-    modes = [(m, m.training) for m in model.modules()]
-    if any(training for _, training in modes):
-        model.eval()
-    try:
-        yield
-    finally:
-        for module, training in modes:
-            if module.training != training:
-                module.train(training)
-
-
-def tokenizer_has_chat_template(model_dir: Path) -> bool:
-    """Whether the tokenizer files define a chat template (read without loading transformers)."""
-    import json
-
-    if any(model_dir.glob("chat_template.*")):
-        return True
-    cfg = model_dir / "tokenizer_config.json"
-    if cfg.is_file():
-        try:
-            return bool(json.loads(cfg.read_text(encoding="utf-8")).get("chat_template"))
-        except (OSError, ValueError):
-            return False
-    return False
 
 
 HF_OPTIONS = (
