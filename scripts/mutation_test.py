@@ -105,9 +105,8 @@ GROUPS: dict[str, tuple[list[str], list[str], str]] = {
     "forced-choice": (
         ["src/winoscope/protocols/forced_choice.py"],
         [
+            "tests/protocols/test_forced_choice_by_hand.py",
             "tests/protocols/test_forced_choice_uk.py",
-            "tests/protocols/test_prompt_reader.py",
-            "tests/test_prompt_templates.py",
         ],
         "",
     ),
