@@ -112,7 +112,7 @@ GROUPS: dict[str, tuple[list[str], list[str], str]] = {
     ),
     "cloze": (
         ["src/winoscope/protocols/cloze.py"],
-        ["tests/protocols/test_cloze.py"],
+        ["tests/protocols/test_cloze_by_hand.py", "tests/protocols/test_cloze.py"],
         "not unbatched and not full_run and not rescores and not cli_mode",
     ),
     "difference": (
