@@ -328,6 +328,7 @@ def test_coreference_rows_are_dropped_or_kept_by_their_status() -> None:
     dropped, n = fc.apply_failed_policy(table, "p")
     assert n == 1
     assert dropped["id"].tolist() == ["a", "c"] and dropped.index.tolist() == [0, 1]
+    assert dropped.columns.tolist() == ["id", "response_status"]  # the old index not kept
     kept, n = fc.apply_failed_policy(table, "p", "wrong")
     assert n == 1 and kept is table
     fine = pd.DataFrame({"id": ["a"], "response_status": ["ok"]})
@@ -365,18 +366,74 @@ def test_cloze_requests_are_joined_by_the_cloze_combination() -> None:
 
 def test_letter_mass_summary_and_its_line() -> None:
     assert fc.letter_mass_summary([_resp("x"), _resp("y", text="A")]) is None
-    masses = [0.2, 0.5, 0.9, None]
+    masses = [0.2, 0.3, 0.5, 0.9, None]
     summary = fc.letter_mass_summary(_resp(str(i), letter_mass=m) for i, m in enumerate(masses))
     assert summary == {
-        "requests": 3,
-        "mean": 0.533333,  # 1.6 / 3
+        "requests": 4,
+        "mean": 0.475,  # 1.9 / 4
         "below": 0.5,
-        "requests_below": 1,  # 0.2; 0.5 is not below a half
-        "share_below": 0.333333,
+        "requests_below": 2,  # 0.2 and 0.3; 0.5 is not below a half
+        "share_below": 0.5,
     }
     assert fc.letter_mass_lines(summary) == [
-        "- **Letter mass** (probability on the offered option letters): mean 0.533 over 3 "
-        "requests; 33.3% (1) below 0.5"
+        "- **Letter mass** (probability on the offered option letters): mean 0.475 over 4 "
+        "requests; 50.0% (2) below 0.5"
     ]
     assert fc.letter_mass_lines(None) == [] and fc.letter_mass_lines({}) == []
     assert fc.LOW_LETTER_MASS == 0.5
+    thirds = fc.letter_mass_summary(
+        [_resp("a", letter_mass=0.1), *(_resp("b", letter_mass=0.8),) * 2]
+    )
+    assert thirds is not None and (thirds["mean"], thirds["share_below"]) == (0.566667, 0.333333)
+
+
+def test_the_orders_and_the_join_s_names_are_keyword_only() -> None:
+    reqs, answers = [_req("target_first")], {TF: _resp(TF, choice="A")}
+    with pytest.raises(TypeError):
+        fc.combine_orders(reqs, answers, ["target_first"])  # type: ignore[misc]
+    table = pd.DataFrame({"row_id": ["r1"]})
+    with pytest.raises(TypeError):
+        fc.join_predictions(table, reqs, answers, "row_id")  # type: ignore[misc]
+
+
+def test_roles_agree_by_value_not_by_object() -> None:
+    # requests read back from a file hold their own copies of the role strings
+    target, distractor = "".join(["tar", "get"]), "".join(["distr", "actor"])
+    copied = Request(
+        DF,
+        "choice",
+        "p",
+        (Option("A", "медсестра", distractor), Option("B", "лікар", target)),
+        "r1",
+        "ir1",
+        "distractor_first",
+    )
+    reqs = [_req("target_first"), copied]
+    table = fc.combine_orders(reqs, {TF: _resp(TF, choice="A"), DF: _resp(DF, choice="B")})
+    assert table.iloc[0]["prediction_role"] == "target"
+    assert bool(table.iloc[0]["order_consistent"]) is True
+
+
+def test_a_row_asked_in_more_orders_than_needed_is_complete() -> None:
+    reqs = [_req("target_first"), _req("distractor_first")]
+    answers = {TF: _resp(TF, choice="A"), DF: _resp(DF, choice="B")}
+    table = fc.combine_orders(reqs, answers, orders=["target_first"])
+    assert table.iloc[0]["prediction_role"] == "target"
+
+
+def test_a_policy_read_at_run_time_is_compared_by_value() -> None:
+    # the CLI's --failed value is a string of its own, not the literal in the code
+    exclude, wrong = "".join(["ex", "clude"]), "".join(["wr", "ong"])
+    coref = pd.DataFrame({"id": ["a", "b"], "response_status": ["error", "ok"]})
+    assert fc.apply_failed_policy(coref, "p", exclude)[0]["id"].tolist() == ["b"]
+    table = pd.DataFrame({"p": ["target", None]})
+    assert fc.apply_failed_policy(table, "p", wrong)[0]["p"].tolist() == ["target", "invalid"]
+
+
+def test_a_template_is_frozen_and_hashable() -> None:
+    import dataclasses
+
+    t = fc.PromptTemplate(T, name="t")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        t.text = "other"  # type: ignore[misc]
+    assert hash(t) == hash(fc.PromptTemplate(T, name="t"))
