@@ -271,3 +271,33 @@ def test_is_cloze_only_for_cloze_requests_and_a_mix_is_an_error() -> None:
     with pytest.raises(TaskError) as err:
         cloze.is_cloze([nli, _req(), choice])
     assert str(err.value) == "cloze requests mixed with choice, nli"
+
+
+def test_too_many_scores_or_counts_are_left_empty() -> None:
+    answers = {"r1|cloze": _resp(option_logprobs=(-1.0, -2.0, -3.0), option_token_counts=(1, 2, 3))}
+    row = cloze.combine([_req()], answers).iloc[0]
+    assert pd.isna(row["logprob_target"]) and pd.isna(row["tokens_distractor"])
+    assert row["prediction_role"] == "invalid"
+    # counts of the wrong length alone are empty, the scores kept
+    fine = {"r1|cloze": _resp(option_logprobs=(-1.0, -2.0), option_token_counts=(1, 2, 3))}
+    row = cloze.combine([_req()], fine).iloc[0]
+    assert row["logprob_target"] == -1.0 and pd.isna(row["tokens_target"])
+
+
+def test_every_other_kind_is_refused_and_a_kind_read_back_is_compared_by_value() -> None:
+    for kind in ("nli", "coref", "choice"):
+        other = Request("r2|x", kind, "p", (), "r2", "i2", "x")  # type: ignore[arg-type]
+        with pytest.raises(TaskError, match=f"request r2\\|x is a {kind} request, not cloze"):
+            cloze.combine([other], {})
+    kind = "".join(["clo", "ze"])  # a request read back from a file holds its own string
+    read = Request("r1|cloze", kind, "ctx", _req().options, "r1", "ir1", "cloze")  # type: ignore[arg-type]
+    answers = {"r1|cloze": _resp(option_logprobs=(-2.0, -1.0))}
+    assert cloze.combine([read], answers).iloc[0]["prediction_role"] == "distractor"
+
+
+def test_a_cloze_template_is_frozen_and_hashable() -> None:
+    import dataclasses
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        T.text = "{sentence} {candidate}"  # type: ignore[misc]
+    assert hash(T) == hash(cloze.ClozeTemplate(T.text, name="t"))
