@@ -106,9 +106,17 @@ GROUPS: dict[str, tuple[list[str], list[str], str]] = {
         "",
     ),
     "forced-choice": (
-        ["src/winoscope/protocols/forced_choice.py", "src/winoscope/protocols/cloze.py"],
-        ["tests/protocols/test_prompt_reader.py", "tests/protocols/test_forced_choice_uk.py"],
+        ["src/winoscope/protocols/forced_choice.py"],
+        [
+            "tests/protocols/test_forced_choice_by_hand.py",
+            "tests/protocols/test_forced_choice_uk.py",
+        ],
         "",
+    ),
+    "cloze": (
+        ["src/winoscope/protocols/cloze.py"],
+        ["tests/protocols/test_cloze_by_hand.py", "tests/protocols/test_cloze.py"],
+        "not unbatched and not full_run and not rescores and not cli_mode",
     ),
     "difference": (
         ["src/winoscope/compare/difference.py", "src/winoscope/compare/pairing.py"],
