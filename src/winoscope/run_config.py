@@ -67,7 +67,3 @@ class RunConfig:
         if unknown:
             raise TypeError(f"RunConfig has no setting(s) {', '.join(unknown)}")
         return replace(self, **changes)
-
-    @classmethod
-    def setting_names(cls) -> tuple[str, ...]:
-        return tuple(f.name for f in fields(cls))

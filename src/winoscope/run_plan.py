@@ -164,6 +164,14 @@ def response_store_path(store: str | Path | bool | None, out: str | Path | None)
     return Path(store)
 
 
+def load_data(t: Task, config: RunConfig) -> Dataset:
+    """The run's dataset; an already loaded one (several templates over one table) is not read
+    again."""
+    if isinstance(config.data, Dataset):
+        return config.data
+    return t.load(config.data, revision=config.revision, split=config.split)
+
+
 def make_backend(config: RunConfig) -> Backend:
     if not isinstance(config.model, str):
         return config.model
@@ -180,13 +188,7 @@ def plan(config: RunConfig) -> RunPlan:
     # an unknown policy or scorer option fails before anything is loaded
     apply_failed_policy(pd.DataFrame(), t.prediction_column, config.failed)
     options = scorer_options(t.name, t.scorer_options, config.scorer_options)
-    data = config.data
-    # an already loaded dataset (several templates over one table) is not read again
-    ds = (
-        data
-        if isinstance(data, Dataset)
-        else t.load(data, revision=config.revision, split=config.split)
-    )
+    ds = load_data(t, config)
     issues = validate_dataset(t, ds)
     if config.strict and issues:
         raise ValidationFailed(issues, ds.source.location)

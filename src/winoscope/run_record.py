@@ -14,11 +14,10 @@ from typing import Any
 
 import pandas as pd
 
-from .backends import Backend
 from .datasets.validation import manifest_entry
 from .protocols.cloze import ORDER_NOTE, ClozeTemplate
 from .protocols.forced_choice import letter_mass_summary
-from .records import Response
+from .records import Description, Response
 from .run_plan import RunPlan
 from .runner_outcome import build_manifest, run_outcome
 from .scoring.base import ScoreResult
@@ -41,10 +40,10 @@ class Predicted:
     unanswered: int
 
 
-def why_not_stored(plan: RunPlan) -> str:
+def why_not_stored(plan: RunPlan, description: Description) -> str:
     backend, cfg = plan.backend, plan.config
     if not backend.cacheable:
-        runtime = backend.describe().runtime
+        runtime = description.runtime
         return str(runtime.get("store") or "the backend's answers cost nothing to recompute")
     if cfg.store is False:
         return "store=False"
@@ -77,7 +76,7 @@ def run_manifest(
         "store": None if plan.store_path is None else plan.store_path.name,
     }
     if plan.store_path is None:
-        responses["not_stored"] = why_not_stored(plan)
+        responses["not_stored"] = why_not_stored(plan, description)
     extra: dict[str, Any] = {"tags": plan.tags, "responses": responses}
     mass = letter_mass_summary(answers.responses.values())
     if mass is not None:  # instruct models that do not answer with the offered letters show
@@ -103,7 +102,3 @@ def run_manifest(
     if description.output is not None:
         extra["resolver_output"] = dict(description.output)
     return {**manifest, **extra}
-
-
-def backend_runtime(backend: Backend) -> dict[str, Any]:
-    return dict(backend.describe().runtime)

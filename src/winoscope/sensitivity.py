@@ -39,13 +39,12 @@ import pandas as pd
 from . import prompt_templates as registry
 from ._version import __version__
 from .backends import Backend, model_label
-from .datasets.base import Dataset
 from .errors import TaskError
 from .protocols.cloze import ClozeTemplate
 from .protocols.forced_choice import PromptTemplate
 from .results import RunResult, SensitivityResult
 from .run_config import RunConfig
-from .run_plan import choose_protocol, make_backend, response_store_path
+from .run_plan import choose_protocol, load_data, make_backend, response_store_path
 from .runner import run as run_one
 from .runner_outcome import check_failed_share
 from .scoring.across_prompts import TEMPLATE_STREAM, summarise
@@ -133,12 +132,7 @@ def run_templates(
     backend = make_backend(base)
     protocol = choose_protocol(t, backend, base.protocol)
     chosen = resolve_templates(t, templates, cloze_mode=protocol == "cloze")
-    data = base.data
-    ds = (
-        data
-        if isinstance(data, Dataset)
-        else t.load(data, revision=base.revision, split=base.split)
-    )  # once for every template's run
+    ds = load_data(t, base)  # once for every template's run
     out_dir = None if base.out is None else Path(base.out)
     store_path = response_store_path(base.store, out_dir) if backend.cacheable else None
     runs: list[RunResult] = []
