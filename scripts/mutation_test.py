@@ -21,6 +21,7 @@ Needs ``pip install cosmic-ray`` (not a dependency of winoscope).
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import json
 import os
@@ -173,6 +174,8 @@ def run_group(name: str, out: Path, timeout: float, recheck: bool = False) -> di
             db.execute("DELETE FROM work_results WHERE test_outcome = 'SURVIVED'")
     else:
         subprocess.run([cr, "init", str(config), str(session)], cwd=work, env=env, check=True)
+        skipped = skip_annotations(session, work)
+        print(f"{name}: {skipped} mutants in annotations skipped", flush=True)
     subprocess.run([cr, "exec", str(config), str(session)], cwd=work, env=env, check=True)
     report = subprocess.run(
         [shutil.which("cr-report") or "cr-report", "--show-diff", str(session)],
@@ -188,19 +191,77 @@ def run_group(name: str, out: Path, timeout: float, recheck: bool = False) -> di
     return {"group": name, "modules": modules, **tally(session)}
 
 
+def annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """(start, end) positions of every annotation: arguments', returns' and variables'."""
+    spans = []
+    for node in ast.walk(ast.parse(source)):
+        found: list[ast.expr | None] = []
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found.append(node.returns)
+        elif isinstance(node, ast.arg | ast.AnnAssign):
+            found.append(node.annotation)
+        for ann in found:
+            if ann is not None and ann.end_lineno is not None and ann.end_col_offset is not None:
+                spans.append(((ann.lineno, ann.col_offset), (ann.end_lineno, ann.end_col_offset)))
+    return spans
+
+
+def skip_annotations(session: Path, work: Path) -> int:
+    """Mark the mutants inside annotations as skipped, before any runs.
+
+    Every mutated module starts with ``from __future__ import annotations``, so an annotation
+    is a string that nothing evaluates at run time: its mutants are equivalent by construction
+    (they were 99 of 112 survivors in forced_choice.py). Skipping them saves their run time;
+    the summary counts them as ``skipped``.
+    """
+    from cosmic_ray.work_db import use_db
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
+    spans: dict[str, list[tuple[tuple[int, int], tuple[int, int]]]] = {}
+    job_ids = []
+    with use_db(str(session)) as db:
+        for item in db.pending_work_items:
+            for mutation in item.mutations:
+                path = str(mutation.module_path)
+                if path not in spans:
+                    source = (work / path).read_text(encoding="utf-8")
+                    if "from __future__ import annotations" not in source:
+                        spans[path] = []  # annotations are evaluated: run their mutants
+                    else:
+                        spans[path] = annotation_spans(source)
+                start = tuple(mutation.start_pos)
+                if any(a <= start < b for a, b in spans[path]):
+                    job_ids.append(item.job_id)
+        if job_ids:
+            db.set_multiple_results(
+                job_ids,
+                WorkResult(output="in an annotation", worker_outcome=WorkerOutcome.SKIPPED),
+            )
+    return len(job_ids)
+
+
 def _quote(arg: str) -> str:
     return f"'{arg}'" if " " in arg else arg
 
 
 def tally(session: Path) -> dict[str, object]:
-    """Outcomes from the session database: killed, survived, incompetent, timed out."""
+    """Outcomes from the session database: killed, survived, skipped, incompetent, timed out."""
     db = sqlite3.connect(session)
     rows = db.execute("SELECT worker_outcome, test_outcome FROM work_results").fetchall()
     total = db.execute("SELECT count(*) FROM mutation_specs").fetchone()[0]
-    counts = {"killed": 0, "survived": 0, "incompetent": 0, "timeout": 0, "abnormal": 0}
+    counts = {
+        "killed": 0,
+        "survived": 0,
+        "skipped": 0,
+        "incompetent": 0,
+        "timeout": 0,
+        "abnormal": 0,
+    }
     for worker, test in rows:
         worker, test = str(worker).lower(), str(test).lower()
-        if "timeout" in worker:
+        if "skipped" in worker:
+            counts["skipped"] += 1
+        elif "timeout" in worker:
             counts["timeout"] += 1
         elif "abnormal" in worker or "exception" in worker:
             counts["abnormal"] += 1
