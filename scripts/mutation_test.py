@@ -81,7 +81,7 @@ GROUPS: dict[str, tuple[list[str], list[str], str]] = {
     ),
     "coref-metrics": (
         ["src/winoscope/scoring/coref_metrics.py"],
-        ["tests/scoring/test_coref_metrics.py"],
+        ["tests/scoring/test_coref_metrics_by_hand.py", "tests/scoring/test_coref_metrics.py"],
         "",
     ),
     "coref-scoring": (
