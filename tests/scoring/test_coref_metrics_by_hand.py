@@ -25,6 +25,7 @@ from winoscope.scoring.coref_metrics import (
     DocumentScore,
     align,
     blanc_rpf,
+    ceaf,
     f1,
     score_corpus,
     score_document,
@@ -115,6 +116,15 @@ def test_align_without_missed_or_twinless_mentions_keeps_the_response_for_muc() 
     a = align([["a", "b"], ["c"]], [["b", "a"], ["c"]])
     assert a.response == [[1, 0], [2]]
     assert a.muc_response == [[1, 0], [2]]  # the key singleton c is a response singleton
+
+
+def test_align_with_an_empty_side() -> None:
+    # nothing detected: every key mention becomes a MUC singleton
+    a = align([["a", "b"]], [])
+    assert (a.response, a.muc_response) == ([], [[0], [1]])
+    # no key: the twinless singleton x is dropped for MUC, the pair {y,z} kept
+    b = align([], [["x"], ["y", "z"]])
+    assert (b.response, b.muc_response) == ([[0], [1, 2]], [[1, 2]])
 
 
 def test_repeated_key_mentions_are_dropped_and_counted() -> None:
@@ -213,6 +223,13 @@ def test_ceaf_takes_the_best_alignment_not_the_greedy_one() -> None:
     assert_counts(s.bcub, (4, 6, 4, 6))
 
 
+def test_ceaf_takes_the_entity_choice_by_keyword_only() -> None:
+    assert_counts(ceaf([[0, 1]], [[0]], entity=True), (F(2, 3), 1, F(2, 3), 1))
+    assert_counts(ceaf([[0, 1]], [[0]], entity=False), (1, 2, 1, 1))
+    with pytest.raises(TypeError):
+        ceaf([[0, 1]], [[0]], True)  # type: ignore[misc]
+
+
 def test_ceaf_with_fewer_key_than_response_entities() -> None:
     # key {a,b,c}; response {a} {b} {c,d}: phi4 {a}: 2/4, {b}: 2/4, {c,d}: 2/5; best 1/2
     s = score_document([["a", "b", "c"]], [["a"], ["b"], ["c", "d"]])
@@ -260,6 +277,20 @@ def test_blanc_key_of_singletons_reports_non_coreference_links() -> None:
     t = score_document([["a"], ["b"]], [["b"], ["a"]])
     assert_counts(t.blanc_noncoref, (1, 1, 1, 1))
     assert_rpf(t.rpf("blanc"), (1, 1, 1))
+
+
+def test_blanc_response_with_links_of_one_type_only() -> None:
+    # key {a,b} {c}: coref ab, non-coref ac bc
+    # response {a,b}: coref ab right (1, 1, 1), no non-coref links (0, 0, 0): the mean
+    s = score_document([["a", "b"], ["c"]], [["a", "b"]])
+    assert_counts(s.blanc_coref, (1, 1, 1, 1))
+    assert_counts(s.blanc_noncoref, (0, 2, 0, 0))
+    assert_rpf(s.rpf("blanc"), (F(1, 2), F(1, 2), F(1, 2)))
+    # response {a} {c}: no coref links (0, 0, 0), non-coref ac right (1/2, 1, 2/3)
+    t = score_document([["a", "b"], ["c"]], [["a"], ["c"]])
+    assert_counts(t.blanc_coref, (0, 1, 0, 0))
+    assert_counts(t.blanc_noncoref, (1, 2, 1, 1))
+    assert_rpf(t.rpf("blanc"), (F(1, 4), F(1, 2), F(1, 3)))
 
 
 def test_blanc_rpf_by_hand() -> None:
