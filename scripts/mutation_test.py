@@ -160,7 +160,7 @@ def run_group(name: str, out: Path, timeout: float, recheck: bool = False) -> di
     if "skipped" in baseline.stdout.splitlines()[-1]:  # a skipped test kills no mutant
         print(f"{name}: some tests are skipped: {baseline.stdout.splitlines()[-1]}", flush=True)
     session = work / "session.sqlite"
-    cr = shutil.which("cosmic-ray") or "cosmic-ray"
+    cr = tool("cosmic-ray")
     digests = {m: hashlib.sha256((work / m).read_bytes()).hexdigest() for m in modules}
     kept, stamp = out / f"{name}.sqlite", out / f"{name}.json"
     if recheck:
@@ -178,7 +178,7 @@ def run_group(name: str, out: Path, timeout: float, recheck: bool = False) -> di
         print(f"{name}: {skipped} mutants in annotations skipped", flush=True)
     subprocess.run([cr, "exec", str(config), str(session)], cwd=work, env=env, check=True)
     report = subprocess.run(
-        [shutil.which("cr-report") or "cr-report", "--show-diff", str(session)],
+        [tool("cr-report"), "--show-diff", str(session)],
         cwd=work,
         env=env,
         capture_output=True,
@@ -189,6 +189,12 @@ def run_group(name: str, out: Path, timeout: float, recheck: bool = False) -> di
     shutil.copy(session, kept)
     stamp.write_text(json.dumps(digests, indent=2), encoding="utf-8")
     return {"group": name, "modules": modules, **tally(session)}
+
+
+def tool(name: str) -> str:
+    """cosmic-ray's command beside this interpreter (a venv not on PATH), else on PATH."""
+    beside = Path(sys.executable).parent / name
+    return str(beside) if beside.is_file() else shutil.which(name) or name
 
 
 def annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
