@@ -616,6 +616,18 @@ def test_counts_of_failed_and_empty_responses() -> None:
     assert subsets["no_output"].tolist() == [4, 0]
 
 
+def test_an_empty_response_cell_counts_as_no_output_in_both_tables() -> None:
+    # None, or NaN as pandas reads an empty CSV field (pandas stores None in a text column so)
+    specs = [("s", "t", "pro", "right", i) for i in range(1, 4)]
+    table = _table(specs)
+    table["predicted_clusters"] = [None, math.nan, json.dumps(RIGHT)]
+    _, strata, subsets = score_frame(
+        table, strata=["split"], subsets=[PRO], item_columns=["item"], n_boot=0
+    )
+    assert strata["invalid"].tolist() == [2]
+    assert subsets["no_output"].tolist() == [2]
+
+
 def test_items_count_distinct_items_not_documents() -> None:
     specs = [("s", "t", "pro", "right", 1), ("s", "t", "pro", "wrong", 1)]
     specs += [("s", "t", "anti", "right", 2)]
