@@ -86,7 +86,7 @@ GROUPS: dict[str, tuple[list[str], list[str], str]] = {
     ),
     "coref-scoring": (
         ["src/winoscope/scoring/coref.py"],
-        ["tests/scoring/test_coref_metrics.py", "tests/protocols/test_coref_protocol.py"],
+        ["tests/scoring/test_coref_scoring_by_hand.py"],
         "",
     ),
     "choice-rows": (
