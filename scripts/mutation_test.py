@@ -100,10 +100,7 @@ GROUPS: dict[str, tuple[list[str], list[str], str]] = {
     ),
     "answers": (
         ["src/winoscope/protocols/answers.py"],
-        [
-            "tests/protocols/test_forced_choice_uk.py",
-            "tests/protocols/test_orders_and_failed_requests.py",
-        ],
+        ["tests/protocols/test_answers_by_hand.py"],
         "",
     ),
     "forced-choice": (
