@@ -204,6 +204,14 @@ def test_the_pronoun_itself_is_not_a_link() -> None:
     assert pronoun_link(inside, SPANS, [[inside]]) == "none"
 
 
+def test_mentions_after_the_pronoun_count() -> None:
+    later = {"target": T, "distractor": (30, 35)}
+    assert pronoun_link(P, later, [[P, (30, 35)]]) == "distractor"
+    assert pronoun_link(P, later, [[(30, 35), P]]) == "distractor"
+    assert pronoun_link(P, later, [[T, P, (30, 35)]]) == "both"
+    assert pronoun_link(P, later, [[(30, 35), T]]) == "none"  # no pronoun in that cluster
+
+
 def test_an_entity_without_a_span_is_never_linked() -> None:
     assert pronoun_link(P, {"target": T, "distractor": None}, [[T, D, P]]) == "target"
     assert pronoun_link(P, {"target": None, "distractor": None}, [[T, D, P]]) == "none"
@@ -349,6 +357,9 @@ def test_f1_from_counts_by_hand() -> None:
     got = coref._f1_from(sums)
     assert got.shape == (10,)
     assert got.tolist() == pytest.approx(want, abs=1e-12)
+    # weights need not be whole numbers: denominators below 1 are still denominators
+    halves = np.array([[0.25, 0.5, 0.5, 0.5], [0.5, 0.5, 0.25, 0.5], [0.5, 0.5, 0.5, 0.5]])
+    assert coref._f1_from(halves).tolist() == pytest.approx([2 / 3, 2 / 3, 1.0], abs=1e-12)
     # any leading shape: replicates x counts, or one set of counts
     assert float(coref._f1_from(sums[0])) == pytest.approx(0.3 / 0.95, abs=1e-12)
     np.testing.assert_allclose(
@@ -428,6 +439,12 @@ def test_subset_values_with_weights_by_hand() -> None:
     # right and wrong are correct (wrong's referent is the distractor), empty is not
     assert got["link_accuracy"].tolist() == pytest.approx(
         [2 / 3, math.nan, 1.0, 2 / 3, 3 / 4], nan_ok=True
+    )
+    # a weight sum below 1 (weights need not be counts)
+    half = subset_values(docs, np.array([[0.5, 0.0, 0.0], [0.25, 0.0, 0.25]]))
+    assert half["link_accuracy"].tolist() == pytest.approx([1.0, 0.5])
+    assert half["conll_f1"].tolist() == pytest.approx(
+        [1.0, conll(kinds, [0.25, 0.0, 0.25])], abs=1e-12
     )
     # the unweighted values are the first replicate's
     plain = subset_values(docs)
@@ -784,3 +801,13 @@ def test_n_boot_of_one_gives_an_interval_and_none_gives_none() -> None:
             metrics, _, _ = score_frame(table, n_boot=n_boot, **kw)
         assert sink.draws == [] and sink.replicates == {}
         assert metrics["ci_low"].isna().all()
+
+
+def test_only_the_table_is_positional() -> None:
+    table = _table(TWO_STRATA[:2])
+    with pytest.raises(TypeError):
+        score_frame(table, [], [PRO], ["item"])  # type: ignore[misc]
+    metrics, _, _ = score_frame(
+        table=table, strata=[], subsets=[PRO], item_columns=["item"], n_boot=0
+    )
+    assert metrics["metric"].tolist()[0] == "conll_f1_pro"
