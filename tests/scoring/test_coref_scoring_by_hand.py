@@ -202,6 +202,10 @@ def test_the_pronoun_itself_is_not_a_link() -> None:
     assert pronoun_link(inside, SPANS, [[T, inside]]) == "target"
     assert pronoun_link(inside, SPANS, [[inside, T]]) == "target"
     assert pronoun_link(inside, SPANS, [[inside]]) == "none"
+    # the pronoun is found by value: parsed spans are new objects each time
+    pron: Any = tuple([12, 14])
+    parsed: Any = [[[0, 5], [12, 14]]]
+    assert pronoun_link(pron, SPANS, parsed) == "target"
 
 
 def test_mentions_after_the_pronoun_count() -> None:
@@ -329,6 +333,11 @@ def test_total_score_sums_the_counts() -> None:
         got = getattr(total, m)
         want = [sum(COUNTS[k][m][j] for k in ("right", "both", "wrong")) for j in range(4)]
         assert [getattr(got, f) for f in FIELDS] == pytest.approx(want, abs=1e-12), m
+    # only the count columns are summed: the table's own columns may hold anything
+    table = pd.DataFrame([doc("right"), doc("both")])
+    table["predicted_clusters"] = pd.Series([None, [[[0, 5]]]], dtype=object)
+    frame = pd.concat([table, document_frame(table)], axis=1)
+    assert total_score(frame).mentions.precision_den == 1.0  # the one response mention
     empty = total_score(pd.DataFrame())
     assert [getattr(empty.muc, f) for f in FIELDS] == [0.0, 0.0, 0.0, 0.0]
     assert [getattr(empty.blanc_noncoref, f) for f in FIELDS] == [0.0, 0.0, 0.0, 0.0]
@@ -730,6 +739,28 @@ def test_the_tables_index_and_an_index_column_are_ignored() -> None:
     b = score_frame(other, strata=["split"], subsets=[PRO, ANTI], item_columns=["item"], n_boot=0)
     for x, y in zip(a, b, strict=True):
         pd.testing.assert_frame_equal(x, y)
+
+
+def test_a_table_indexed_by_its_own_column() -> None:
+    # set_index(..., drop=False): the index repeats a column; it is dropped, never inserted
+    table = _table(TWO_STRATA[:4])
+    kw: dict[str, Any] = dict(strata=["split"], subsets=[PRO, ANTI], item_columns=["item"])
+    a = score_frame(table, n_boot=0, **kw)
+    b = score_frame(table.set_index("split", drop=False), n_boot=0, **kw)
+    for x, y in zip(a, b, strict=True):
+        pd.testing.assert_frame_equal(x, y)
+
+
+def test_the_default_bootstrap_is_2000_replicates_with_seed_0() -> None:
+    table = _table(TWO_STRATA[:4])
+    kw: dict[str, Any] = dict(strata=["split"], subsets=[PRO], item_columns=["item"])
+    with capture_replicates() as default:
+        a, _, _ = score_frame(table, metrics=("conll_f1",), **kw)
+    with capture_replicates() as explicit:
+        b, _, _ = score_frame(table, metrics=("conll_f1",), n_boot=2000, seed=0, **kw)
+    assert [d[:2] for d in default.draws] == [(2000, 4)]
+    assert default.draws == explicit.draws
+    pd.testing.assert_frame_equal(a, b)
 
 
 def _replicates(
