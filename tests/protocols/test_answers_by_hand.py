@@ -218,3 +218,10 @@ def test_another_language_reads_its_own_words() -> None:
     assert normalise("A and B", opts, "en") == INVALID
     assert normalise("A або B", opts, "en") == "target"  # not an English joining word
     assert normalise("the designer", opts, "en") == "distractor"
+
+
+def test_options_need_not_be_listed_in_label_order() -> None:
+    opts = (Option("B", "дизайнер", "distractor"), Option("A", "лікар", "target"))
+    assert normalise("A", opts) == "target"
+    assert normalise("B", opts) == "distractor"
+    assert normalise("A лікар", opts) == "target"
