@@ -86,7 +86,7 @@ GROUPS: dict[str, tuple[list[str], list[str], str]] = {
     ),
     "coref-scoring": (
         ["src/winoscope/scoring/coref.py"],
-        ["tests/scoring/test_coref_metrics.py", "tests/protocols/test_coref_protocol.py"],
+        ["tests/scoring/test_coref_scoring_by_hand.py"],
         "",
     ),
     "choice-rows": (
@@ -100,10 +100,7 @@ GROUPS: dict[str, tuple[list[str], list[str], str]] = {
     ),
     "answers": (
         ["src/winoscope/protocols/answers.py"],
-        [
-            "tests/protocols/test_forced_choice_uk.py",
-            "tests/protocols/test_orders_and_failed_requests.py",
-        ],
+        ["tests/protocols/test_answers_by_hand.py"],
         "",
     ),
     "forced-choice": (

@@ -297,6 +297,8 @@ def score_frame(
         w_docs = w_items[:, codes] if w_items is not None else None
         points: dict[str, float] = {}
         reps: dict[str, np.ndarray] = {}
+        # no clusters came back: "[]", or an empty cell (None, or NaN as a CSV reads it)
+        no_output = part["predicted_clusters"].isin(["[]"]) | part["predicted_clusters"].isna()
         for sub in subsets:
             mask = sub.select(part).to_numpy(dtype=bool)
             sel = part[mask]
@@ -314,15 +316,12 @@ def score_frame(
                     "subset": sub.name,
                     "documents": int(mask.sum()),
                     "items": int(pd.Series(codes[mask]).nunique()),
-                    "no_output": int(
-                        sum(1 for c in sel["predicted_clusters"] if c in ("[]", None))
-                    ),
+                    "no_output": int(no_output.to_numpy()[mask].sum()),
                     "missing_responses": int(status.isin(NO_ANSWER).sum()) if len(status) else 0,
                     **{f"link_{k}": int((sel["pronoun_link"] == k).sum()) for k in LINKS},
                 }
             )
         status_all = part.get("response_status")
-        no_output = part["predicted_clusters"].isin(["[]"]) | part["predicted_clusters"].isna()
         missing = int(status_all.isin(NO_ANSWER).sum()) if status_all is not None else 0
         stratum_rows.append(
             {
