@@ -414,6 +414,10 @@ def test_options_built_at_run_time_choose_the_same_conventions() -> None:
             )
             pd.testing.assert_frame_equal(run_time.metrics, _scored(labels, alpha_invalid).metrics)
             pd.testing.assert_frame_equal(run_time.counts, _scored(labels, alpha_invalid).counts)
+    # and SuperLim's alpha of 1 without disagreement holds for such a string too
+    agree = _table([("1", "a", "han", E, E, None), ("2", "b", "han", E, E, None)], order=False)
+    m = sc.score_nli(agree, n_boot=20, labels="".join(list("superlim"))).metrics
+    assert _row(m, "krippendorff_alpha")["value"] == 1.0
 
 
 def test_a_three_way_label_kept_by_all_three_pronouns_is_at_parity() -> None:
