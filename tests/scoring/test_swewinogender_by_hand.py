@@ -536,3 +536,16 @@ def test_the_scorer_declares_its_metrics_and_options() -> None:
         "accuracy_gap",
     )
     assert [o.name for o in d.options] == ["labels", "alpha_invalid"]
+
+
+def test_the_bootstrap_settings_are_named() -> None:
+    from winoscope.families.swewinogender.cluster_stats import cluster_metrics, ratio
+
+    stats = pd.DataFrame({"schema_id": ["1", "2"], "k": [1.0, 0.0], "n": [1.0, 1.0]})
+    metrics = {("accuracy", "all", "all"): (lambda t: ratio(t["k"], t["n"]), lambda t: 2.0)}
+    with pytest.raises(TypeError):
+        cluster_metrics(stats, metrics, 10, 0, 0.95)  # type: ignore[misc]
+    got = cluster_metrics(stats, metrics, n_boot=10, seed=0, level=0.95)
+    assert got[["metric", "value", "n"]].to_dict("records") == [
+        {"metric": "accuracy", "value": 0.5, "n": 2}
+    ]
