@@ -69,15 +69,15 @@ GROUPS: dict[str, tuple[list[str], list[str], str]] = {
             "src/winoscope/families/swewinogender/cluster_stats.py",
         ],
         [
-            "tests/scoring/test_swewinogender_scoring.py",
-            "tests/scoring/test_swewinogender_superlim.py",
+            "tests/scoring/test_swewinogender_by_hand.py",
+            "tests/scoring/test_swewinogender_resolution_by_hand.py",
         ],
         "",
     ),
     "swewinogender-resolution": (
         ["src/winoscope/families/swewinogender/resolution_scorer.py"],
-        ["tests/scoring/test_swewinogender_scoring.py"],
-        "resolution",
+        ["tests/scoring/test_swewinogender_resolution_by_hand.py"],
+        "",
     ),
     "coref-metrics": (
         ["src/winoscope/scoring/coref_metrics.py"],
