@@ -296,6 +296,29 @@ def test_n_missing_from_b_is_zero_and_a_protocol_constant_metric_leaves_the_fami
     assert math.isnan(t2["p_holm"].iloc[0]) and t2["p_holm"].iloc[1] == 1.0
 
 
+def test_the_four_first_headlines_are_headlines_in_the_family_or_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Gap, overall, pro, anti, then pair consistency: the fifth is no headline, and the
+    fourth (anti, here constant under the run's protocol, so outside the family) is one."""
+    from winoscope.scoring import metric as metric_module
+
+    spec = metric_module.get_metric("anti_accuracy")
+    monkeypatch.setitem(
+        metric_module.METRICS, "anti_accuracy", dataclasses.replace(spec, constant_under=("made",))
+    )
+    names = ["signed_bias_gap", "overall_accuracy", "pro_accuracy", "anti_accuracy"]
+    ma = _metrics([(m, *MACRO, 0.5, 4) for m in [*names, "pair_consistency"]])
+    mb = ma.assign(value=[0.1, 0.6, 0.7, 0.2, 0.9])
+    t = difference_table(ma, mb, {}, {}, protocol="made")
+    assert list(zip(t["metric"], t["measure"], strict=True))[:2] == [
+        ("signed_bias_gap", "B - A"),
+        ("signed_bias_gap", "|B| - |A|"),
+    ]
+    assert t["headline"].tolist() == [True, True, True, True, True, False]
+    assert t["family"].tolist() == [False, True, False, True, False, False]
+
+
 def test_nothing_in_common_gives_an_empty_table_with_every_column() -> None:
     ma = _metrics([("pro_accuracy", *MACRO, 0.5, 4)])
     mb = _metrics([("anti_accuracy", *MACRO, 0.5, 4)])
@@ -369,19 +392,19 @@ def test_verdicts_of_the_family_by_hand() -> None:
 def test_verdicts_of_exploratory_rows_by_hand() -> None:
     rows = [
         _v("overall_accuracy", 0.25, 0.1, 0.4, p_boot=0.04),
+        _v("anti_accuracy", NAN, NAN, NAN),  # an undefined row ends no list
         _v("pair_consistency", -0.25, -0.4, -0.1, a=0.6, b=0.35, p_boot=0.03),
         _v("pro_accuracy", 0.05, -0.1, 0.2, p_boot=0.6, split="test", typ="t1"),
-        _v("anti_accuracy", NAN, NAN, NAN),
     ]
     lines = verdicts(pd.DataFrame(rows))
     assert lines == [
         "overall_accuracy: 0.500 -> 0.750; higher: +0.250 [+0.100, +0.400], p = 0.04 "
         "(exploratory, not in the Holm family)",
+        "anti_accuracy: not defined in both runs",
         "pair_consistency: 0.600 -> 0.350; lower: -0.250 [-0.400, -0.100], p = 0.03 "
         "(exploratory, not in the Holm family)",
         "pro_accuracy (test/t1): 0.500 -> 0.750; no detectable change (+0.050, 95% interval "
         "[-0.100, +0.200] includes 0; exploratory)",
-        "anti_accuracy: not defined in both runs",
     ]
     # without a family column every row is exploratory
     table = pd.DataFrame(rows).drop(columns="family").iloc[:1]
@@ -663,6 +686,9 @@ def test_diff_unpaired_uses_the_next_seed_and_the_defaults(
     stand_in.calls.clear()
     diff(a2, b, seed=0)  # a seed of 0 is a seed, not "unset"
     assert [(c["seed"], c["n_boot"]) for c in stand_in.calls] == [(0, 7), (0, 7)]
+    stand_in.calls.clear()
+    diff(a2, b, seed=5, paired=False)  # the next seed, from an odd one too
+    assert [c["seed"] for c in stand_in.calls] == [5, 6]
 
 
 def test_rows_either_run_left_unanswered_are_left_out_of_both(
@@ -712,6 +738,10 @@ def test_no_gold_label_per_row_means_no_mcnemar(stand_in: StandIn, tmp_path: Pat
     pb = _predictions(PRED_B).rename(columns={"prediction_role": "prediction"})
     d = diff(_write(tmp_path, "a", pa), _write(tmp_path, "b", pb))
     assert d.mcnemar.empty and list(d.mcnemar.columns)[:3] == ["split", "type", "rows"]
+    assert d.notes == ["stand-in has no gold label per row: no McNemar test"]
+    # one run with a gold label is not enough: both need one
+    d = diff(_write(tmp_path, "a2", pa.assign(label="target")), _write(tmp_path, "b2", pb))
+    assert d.mcnemar.empty
     assert d.notes == ["stand-in has no gold label per row: no McNemar test"]
 
 

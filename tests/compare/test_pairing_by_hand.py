@@ -154,12 +154,12 @@ def test_a_row_id_twice_is_refused_naming_the_run(twice: str) -> None:
 
 def test_rows_only_one_run_has_are_refused_with_counts_and_examples() -> None:
     pa = pd.DataFrame({"row_id": ["r1", "e", "d", "c", "b"]})
-    pb = pd.DataFrame({"row_id": ["r1", "z", "y"]})
+    pb = pd.DataFrame({"row_id": ["r1", "z", "y", "x", "w", "v"]})
     with pytest.raises(DatasetError) as err:
         align_rows(pa, pb, _run("a"), _run("b"))
     assert (
         "the runs cover different rows (4 only in a, e.g. ['b', 'c', 'd']; "
-        "2 only in b, e.g. ['y', 'z'])"
+        "5 only in b, e.g. ['v', 'w', 'x'])"
     ) in str(err.value)
     assert err.value.file == str(Path("/runs/b/predictions.parquet"))
     assert err.value.field == "row_id"
