@@ -809,6 +809,8 @@ def test_refusals(stand_in: StandIn, tmp_path: Path) -> None:
     moved = _write(tmp_path, "m", _predictions(PRED_B), dataset={"table_sha256": "u"})
     with pytest.raises(DatasetError, match="different data"):
         diff(a, moved)
+    with pytest.raises(TypeError):  # every option is named: a third run is no option
+        diff(a, same_part, None)  # type: ignore[misc]
     fewer = _write(tmp_path, "f", _predictions(PRED_B).iloc[:3])
     with pytest.raises(DatasetError, match="cover different rows"):
         diff(a, fewer)
