@@ -79,9 +79,9 @@ def _hand_tables() -> tuple[pd.DataFrame, pd.DataFrame, dict, dict]:
             ("signed_bias_gap", *MACRO, -0.1, 10),
             ("overall_accuracy", *MACRO, 0.6, 10),
             ("pair_consistency", *MACRO, 0.4, 5),
+            ("only_in_a", *MACRO, 1.0, 1),  # left out; the rows after it are not
             ("pro_accuracy", "test", "t1", 0.25, 2),
             ("anti_accuracy", "test", "t1", 0.5, 2),  # B's is undefined
-            ("only_in_a", *MACRO, 1.0, 1),
         ]
     )
     mb = _metrics(
@@ -818,6 +818,23 @@ def test_refusals(stand_in: StandIn, tmp_path: Path) -> None:
         {"seed": 0, "n_boot": 2000, "source": str(tmp_path / "p2"), "pred": PRED_A},
         {"seed": 0, "n_boot": 2000, "source": str(tmp_path / "p"), "pred": PRED_B},
     ]
+
+
+def test_the_protocol_of_run_a_decides_which_metrics_are_constant(
+    stand_in: StandIn, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from winoscope.scoring import metric as metric_module
+
+    spec = metric_module.get_metric("pro_accuracy")
+    monkeypatch.setitem(
+        metric_module.METRICS, "pro_accuracy", dataclasses.replace(spec, constant_under=("made",))
+    )
+    a = _write(tmp_path, "a", _predictions(PRED_A), protocol="made")
+    b = _write(tmp_path, "b", _predictions(PRED_B), protocol="made")
+    d = diff(a, b)
+    assert d.table["family"].tolist() == [False, True]
+    assert d.settings["holm_family"] == "anti accuracy"
+    assert d.table["p_holm"].iloc[1] == 0.8  # a family of one: its own p
 
 
 @pytest.mark.parametrize("which", ["a", "b"])
