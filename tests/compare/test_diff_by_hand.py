@@ -490,6 +490,9 @@ def test_verdicts_of_a_gap_with_its_declared_twin_by_hand() -> None:
         # in this stratum the twin is a headline and the signed gap is not: its own line
         _v("signed_bias_gap", 0.1, 0.05, 0.2, headline=False, split="test", typ="t1"),
         _v("absolute_bias_gap", 0.1, 0.05, 0.2, a=0.2, b=0.3, split="test", typ="t1"),
+        # the twin's row is the one of the same split and type, named exactly
+        _v("absolute_bias_gap", 0.4, 0.3, 0.5, headline=False, split="dev", typ="t2"),
+        _v("aardvark", 0.7, 0.6, 0.8, headline=False, split="dev", typ="t1"),
         # the size grows from a gap of 0, the signed change excludes 0 as well: larger
         _v("signed_bias_gap", 0.1, 0.02, 0.2, a=0.0, b=0.1, split="dev", typ="t1"),
         _v("absolute_bias_gap", 0.1, 0.02, 0.2, a=0.0, b=0.1, split="dev", typ="t1"),
@@ -527,7 +530,7 @@ class StandIn:
         self.calls: list[dict[str, Any]] = []
         self.settings: dict[str, Any] | None = {"resampling_unit": "row"}
         self.replicates = True
-        self.extra_draw_for_b = False
+        self.extra_draw_on = 0  # the call (1: A, 2: B) that draws once more
 
     def score(self, table: pd.DataFrame, n_boot: int, seed: int, source: str) -> Any:
         col = self.prediction_column
@@ -536,7 +539,7 @@ class StandIn:
         )
         w = WEIGHTS[seed % 2]
         record_draw(w)
-        if self.extra_draw_for_b and len(self.calls) == 2:
+        if len(self.calls) == self.extra_draw_on:
             record_draw(w)
         if col == "predicted_clusters":  # the coreference stand-in: values by call
             right = np.array([1.0, 0.0, 1.0, 1.0]) if len(self.calls) == 1 else np.ones(4)
@@ -799,6 +802,8 @@ def test_refusals(stand_in: StandIn, tmp_path: Path) -> None:
         TaskError, match="the runs are of different tasks: a is stand-in, o is another"
     ):
         diff(a, other)
+    with pytest.raises(TaskError, match="different tasks: o is another, a is stand-in"):
+        diff(other, a)
     part = _write(
         tmp_path, "p", _predictions(PRED_B), partial={"limit": 2, "rows": 4, "rows_total": 8}
     )
@@ -858,9 +863,13 @@ def test_a_scorer_without_replicates_or_with_other_draws_is_refused(
     with pytest.raises(TaskError, match="task stand-in: its scorer does not report bootstrap"):
         diff(a, b)
     stand_in.replicates = True
-    stand_in.extra_draw_for_b = True
+    stand_in.extra_draw_on = 2
     stand_in.calls.clear()
     with pytest.raises(ScoringError, match=r"not resampled identically .*; 1 vs 2 draws"):
+        diff(a, b)
+    stand_in.extra_draw_on = 1
+    stand_in.calls.clear()
+    with pytest.raises(ScoringError, match=r"not resampled identically .*; 2 vs 1 draws"):
         diff(a, b)
     stand_in.calls.clear()
     assert len(diff(a, b, paired=False).table) == 2  # unpaired: the draws need not match

@@ -88,6 +88,8 @@ def test_different_data_is_refused_naming_the_field_and_both_values() -> None:
     assert "the runs used different data: dataset.table_sha256 is t1 in a and t2 in b" in text
     assert err.value.field == "dataset.table_sha256"
     assert err.value.file == str(Path("/runs/b/manifest.json"))
+    with pytest.raises(DatasetError, match="is t2 in b and t1 in a"):
+        check_same_data(b, a)
 
 
 def test_no_shared_identity_is_refused_saying_what_each_records() -> None:
@@ -251,6 +253,14 @@ def test_no_gold_label_per_row_gives_none() -> None:
     assert row_correctness(gold_only, "prediction_role") is None
     assert row_correctness(pd.DataFrame({"score": [1], "label": [1]}), "score") is None
     assert row_correctness(pd.DataFrame({"x": ["[]"]}), "predicted_clusters") is None
+    # a column of another name is no coreference column, whatever the table also holds
+    other = pd.DataFrame({"answer": ["a"], "predicted_clusters": ["[]"]})
+    assert row_correctness(other, "answer") is None
+
+
+def test_the_coref_column_is_known_by_its_name_not_its_object() -> None:
+    name = "".join(["predicted", "_clusters"])  # equal, but not the module's string object
+    assert _right(_coref_rows(), name).tolist() == [True, False, False, pd.NA]
 
 
 def _coref_rows() -> pd.DataFrame:
