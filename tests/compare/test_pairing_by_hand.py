@@ -200,6 +200,8 @@ def test_a_coref_row_is_unanswered_only_when_its_request_failed() -> None:
         {"prediction_role": ["target", "", None], "response_status": ["error"] * 3}
     )
     assert answered_rows(other, "prediction_role").tolist() == [True, False, False]
+    named = other.rename(columns={"prediction_role": "answer"})  # a name before the coref one
+    assert answered_rows(named, "answer").tolist() == [True, False, False]
 
 
 # --- row correctness -------------------------------------------------------------------------
@@ -261,6 +263,8 @@ def test_no_gold_label_per_row_gives_none() -> None:
 def test_the_coref_column_is_known_by_its_name_not_its_object() -> None:
     name = "".join(["predicted", "_clusters"])  # equal, but not the module's string object
     assert _right(_coref_rows(), name).tolist() == [True, False, False, pd.NA]
+    status = pd.DataFrame({name: ["[]", "[]"], "response_status": ["ok", "error"]})
+    assert answered_rows(status, name).tolist() == [True, False]
 
 
 def _coref_rows() -> pd.DataFrame:
