@@ -246,7 +246,8 @@ def test_a_gap_reported_only_by_stratum_is_a_headline_in_every_stratum() -> None
     ]
     ma = _metrics(rows)
     mb = ma.assign(value=[0.7, 0.6, -0.1, -0.3, 0.8])
-    t = difference_table(ma, mb, {}, {})
+    only_a = {("signed_bias_gap", "test", "t1"): np.array([0.1, -0.2])}  # B has none
+    t = difference_table(ma, mb, only_a, {})
     assert list(zip(t["metric"], t["type"], t["measure"], t["headline"], strict=True)) == [
         ("pro_accuracy", "macro", "B - A", True),
         ("anti_accuracy", "macro", "B - A", True),
@@ -259,7 +260,7 @@ def test_a_gap_reported_only_by_stratum_is_a_headline_in_every_stratum() -> None
     sizes = t[t["measure"] == "|B| - |A|"]["diff"].tolist()
     assert sizes == pytest.approx([0.1 - 0.2, 0.3 - 0.2])
     assert t["family"].tolist() == [True, True, False, False, False, False, False]
-    # no replicates anywhere: every p is NaN, Holm of NaNs stays NaN
+    # no replicates on both sides anywhere: every p is NaN, Holm of NaNs stays NaN
     assert t["p_boot"].isna().all() and t["p_holm"].isna().all()
 
 
@@ -471,6 +472,12 @@ def test_a_family_gap_that_shrinks_and_a_gap_without_a_size_row() -> None:
         # an undefined size
         _v("signed_bias_gap", 0.2, 0.1, 0.3, split="u", typ="t"),
         _v("signed_bias_gap", NAN, NAN, NAN, measure="|B| - |A|", split="u", typ="t"),
+        # the size shrinks while the signed change includes 0: smaller all the same
+        _v("signed_bias_gap", 0.4, -0.1, 0.9, a=-0.3, b=0.1, p_boot=0.3, split="v", typ="t"),
+        _v("signed_bias_gap", -0.2, -0.3, -0.1, measure="|B| - |A|", split="v", typ="t"),
+        # the size grows and the signed change lies below 0: larger
+        _v("signed_bias_gap", -0.3, -0.5, -0.1, a=-0.1, b=-0.4, p_boot=0.02, split="w", typ="t"),
+        _v("signed_bias_gap", 0.3, 0.1, 0.5, measure="|B| - |A|", split="w", typ="t"),
     ]
     lines = verdicts(pd.DataFrame(rows))
     assert lines == [
@@ -479,6 +486,10 @@ def test_a_family_gap_that_shrinks_and_a_gap_without_a_size_row() -> None:
         "signed_bias_gap (s/t): 0.300 -> 0.100; smaller gap: |gap| -0.200 [-0.300, -0.100], "
         "p = 0.02 (exploratory, not in the Holm family); signed change -0.200 [-0.300, -0.100]",
         "signed_bias_gap (u/t): not defined in both runs",
+        "signed_bias_gap (v/t): -0.300 -> 0.100; smaller gap: |gap| -0.200 [-0.300, -0.100], "
+        "p = 0.04 (exploratory, not in the Holm family); signed change +0.400 [-0.100, +0.900]",
+        "signed_bias_gap (w/t): -0.100 -> -0.400; larger gap: |gap| +0.300 [+0.100, +0.500], "
+        "p = 0.04 (exploratory, not in the Holm family); signed change -0.300 [-0.500, -0.100]",
     ]
 
 
@@ -493,6 +504,7 @@ def test_verdicts_of_a_gap_with_its_declared_twin_by_hand() -> None:
         # the twin's row is the one of the same split and type, named exactly
         _v("absolute_bias_gap", 0.5, 0.3, 0.6, headline=False, split="cat", typ="t1"),
         _v("absolute_bias_gap", 0.4, 0.3, 0.5, headline=False, split="dev", typ="t2"),
+        _v("absolute_bias_gap", 0.6, 0.5, 0.7, headline=False, split="dev", typ="t0"),
         _v("aardvark", 0.7, 0.6, 0.8, headline=False, split="dev", typ="t1"),
         # the size grows from a gap of 0, the signed change excludes 0 as well: larger
         _v("signed_bias_gap", 0.1, 0.02, 0.2, a=0.0, b=0.1, split="dev", typ="t1"),
