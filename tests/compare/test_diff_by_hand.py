@@ -472,9 +472,10 @@ def test_a_family_gap_that_shrinks_and_a_gap_without_a_size_row() -> None:
         # an undefined size
         _v("signed_bias_gap", 0.2, 0.1, 0.3, split="u", typ="t"),
         _v("signed_bias_gap", NAN, NAN, NAN, measure="|B| - |A|", split="u", typ="t"),
-        # the size shrinks while the signed change includes 0: smaller all the same
-        _v("signed_bias_gap", 0.4, -0.1, 0.9, a=-0.3, b=0.1, p_boot=0.3, split="v", typ="t"),
+        # the size shrinks while the signed change includes 0: smaller all the same (the size
+        # row first: each row is found by its measure, not its place)
         _v("signed_bias_gap", -0.2, -0.3, -0.1, measure="|B| - |A|", split="v", typ="t"),
+        _v("signed_bias_gap", 0.4, -0.1, 0.9, a=-0.3, b=0.1, p_boot=0.3, split="v", typ="t"),
         # the size grows and the signed change lies below 0: larger
         _v("signed_bias_gap", -0.3, -0.5, -0.1, a=-0.1, b=-0.4, p_boot=0.02, split="w", typ="t"),
         _v("signed_bias_gap", 0.3, 0.1, 0.5, measure="|B| - |A|", split="w", typ="t"),
