@@ -760,6 +760,9 @@ def test_no_gold_label_per_row_means_no_mcnemar(stand_in: StandIn, tmp_path: Pat
     d = diff(_write(tmp_path, "a2", pa.assign(label="target")), _write(tmp_path, "b2", pb))
     assert d.mcnemar.empty
     assert d.notes == ["stand-in has no gold label per row: no McNemar test"]
+    d = diff(_write(tmp_path, "a3", pa), _write(tmp_path, "b3", pb.assign(label="target")))
+    assert d.mcnemar.empty
+    assert d.notes == ["stand-in has no gold label per row: no McNemar test"]
 
 
 def test_coreference_rows_are_compared_by_their_pronoun_link(
