@@ -118,7 +118,7 @@ GROUPS: dict[str, tuple[list[str], list[str], str]] = {
     ),
     "difference": (
         ["src/winoscope/compare/difference.py", "src/winoscope/compare/pairing.py"],
-        ["tests/compare/test_diff.py", "tests/compare/test_diff_coref.py"],
+        ["tests/compare/test_pairing_by_hand.py", "tests/compare/test_diff_by_hand.py"],
         "",
     ),
 }
