@@ -54,6 +54,13 @@ def cli(url: str, out: Path) -> list[str]:
     ]
 
 
+def interruptible() -> None:
+    """In the child before it starts: SIGINT handled as in a terminal. A suite started in the
+    background by a non-interactive shell inherits SIGINT ignored, and Python then leaves it
+    ignored, so Ctrl-C would never reach the run."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "ctrl-c"])
 def test_killed_run_resumes_without_losing_or_repeating_answers(
     tmp_path: Path, how: signal.Signals
@@ -67,7 +74,11 @@ def test_killed_run_resumes_without_losing_or_repeating_answers(
     beh = StubBehaviour(latency=0.08)
     with serve_in_thread(beh) as srv:
         proc = subprocess.Popen(
-            cli(srv.url, out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            cli(srv.url, out),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=interruptible,
         )
         deadline = time.time() + 120
         while len(stored_rows(db)) < 30:
