@@ -128,3 +128,25 @@ def test_correlation_figure_one_panel_per_pronoun_and_honest_axes() -> None:
     fig.canvas.draw()  # type: ignore[no-untyped-call]
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
     assert axes[0, 0].yaxis.label.get_window_extent(renderer).x0 >= 0
+
+
+def test_each_format_is_drawn_once(tmp_path: Path) -> None:
+    """``tight_layout`` leaves a placeholder layout engine; left in place, every ``savefig``
+    lays the figure out in an extra draw first (six draws for three formats)."""
+    from winoscope.report.figures import ReportFigure, save_figure
+
+    fig, ax = new_figure(figsize=(3.0, 2.0))
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("title")
+    fig.tight_layout()
+    draws: list[int] = []
+    plain_draw = fig.draw
+
+    def counted(renderer):  # type: ignore[no-untyped-def]
+        draws.append(1)
+        return plain_draw(renderer)
+
+    fig.draw = counted  # type: ignore[method-assign]
+    saved = save_figure(ReportFigure("f", "t", "c", fig), tmp_path)
+    assert len(draws) == 3
+    assert saved.pdf_path is not None and saved.pdf_path.stat().st_size > 0

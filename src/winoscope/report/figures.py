@@ -20,6 +20,7 @@ import matplotlib
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import PlaceHolderLayoutEngine
 
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies
 BLUE, ORANGE, VERMILLION, GREEN, SKY, PURPLE, GREY = (
@@ -179,6 +180,19 @@ def forest_bound(values: np.ndarray) -> float:
     return max(0.1, top * 1.08)
 
 
+def settle(figure: Figure) -> Figure:
+    """Drop the placeholder layout engine ``tight_layout`` leaves behind.
+
+    ``tight_layout`` places the axes once and then leaves a placeholder engine on the figure;
+    with any engine set, every ``savefig`` lays the whole figure out again in a draw of its own
+    before drawing it, which doubles the text layout of each format written. The axes keep the
+    positions ``tight_layout`` gave them.
+    """
+    if isinstance(figure.get_layout_engine(), PlaceHolderLayoutEngine):
+        figure.set_layout_engine(None)
+    return figure
+
+
 def save_figure(fig: ReportFigure, folder: Path, *, paper: bool = True) -> SavedFigure:
     """Write ``folder/KEY.png``, ``KEY.svg`` and ``KEY.pdf`` (for papers), the SVG with its
     text kept as text (editable, searchable) instead of outlines; ``paper=False`` writes the
@@ -188,6 +202,7 @@ def save_figure(fig: ReportFigure, folder: Path, *, paper: bool = True) -> Saved
     pdf_path = folder / f"{fig.key}.pdf" if paper else None
     buf = io.BytesIO()
     style = {**STYLE, "svg.fonttype": "none"} if paper else STYLE
+    settle(fig.figure)
     with matplotlib.rc_context(style):
         fig.figure.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
         png = buf.getvalue()
