@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from winoscope.backends.base import reject_unknown
-from winoscope.records import CHOICE_PROTOCOLS, Description, Response
+from winoscope.records import CHOICE_PROTOCOLS, NO_MODES, Description, Response
 
 
 @dataclass
@@ -48,6 +48,8 @@ class LastOption:
     kind: str = "demo"
     cacheable: bool = False
     protocols: frozenset[str] = CHOICE_PROTOCOLS
+    mode = None  # no mode option
+    modes = NO_MODES
 
     def describe(self) -> Description:
         return Description()

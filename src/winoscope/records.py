@@ -15,6 +15,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Literal
 
 # one encoder for every hash (json.dumps with options builds a new one per call)
@@ -198,6 +199,8 @@ class Response:
 # protocol (clusters for a document) and cloze (log-likelihoods of continuations)
 PROTOCOLS = ("forced_choice", "nli_forced_choice", "coref", "cloze")
 CHOICE_PROTOCOLS = frozenset({"forced_choice", "nli_forced_choice"})
+#: the ``modes`` of a backend that has no ``mode`` option
+NO_MODES: Mapping[str, frozenset[str]] = MappingProxyType({})
 
 
 @dataclass(frozen=True)

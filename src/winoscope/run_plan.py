@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from .backends import Backend, create_backend, model_label
+from .backends.base import check_backend
 from .backends.store import STORE_FILE
 from .datasets.base import Dataset, Issue
 from .datasets.validation import BLOCKING_HINT, ValidationFailed, blocking
@@ -73,18 +74,31 @@ def choose_protocol(task: Task, backend: Backend, requested: str | None = None) 
     if protocol == "cloze" and task.build_cloze_requests is None:
         able = ", ".join(n for n in TASKS.names() if TASKS.get(n).build_cloze_requests)
         why = "asked for" if requested is not None else "the backend's mode is cloze"
+        other = modes_answering(backend, task.protocol)
+        ask = f"ask it in another mode ({other}), or " if other else ""
         raise TaskError(
-            f"task {task.name} has no cloze protocol ({why}): ask it with "
-            f"another mode (-M mode=texts or -M mode=letters), or run a task with one: {able}"
+            f"task {task.name} has no cloze protocol ({why}): {ask}run a task with one: {able}"
         )
     if protocol not in offered:
         raise TaskError(f"task {task.name} is asked by {' or '.join(offered)}, not by {protocol}")
     if protocol not in backend.protocols:
+        mode = f" in mode {backend.mode}" if backend.mode is not None else ""
+        other = modes_answering(backend, protocol)
         raise TaskError(
-            f"{model_label(backend)} does not answer the {protocol} protocol of task "
-            f"{task.name} (it answers {', '.join(answers) or 'nothing'})"
+            f"{model_label(backend)}{mode} does not answer the {protocol} protocol of task "
+            f"{task.name} (it answers {', '.join(answers) or 'nothing'}"
+            + (f"; {other} does" if other else "")
+            + ")"
         )
     return protocol
+
+
+def modes_answering(backend: Backend, protocol: str) -> str:
+    """The ``-M mode=...`` settings under which ``backend`` answers ``protocol``, as text
+    (empty when none does, or the backend has no modes)."""
+    return " or ".join(
+        f"-M mode={m}" for m, answered in backend.modes.items() if protocol in answered
+    )
 
 
 def resolve_template(
@@ -98,7 +112,7 @@ def resolve_template(
     if isinstance(template, ClozeTemplate):
         raise TaskError(
             f"cloze template '{template.name}' needs a backend in mode=cloze "
-            f"({model_label(backend)} has mode {backend.params.get('mode', 'none')!r})"
+            f"({model_label(backend)} has mode {backend.mode!r})"
         )
     if template is not None:  # a registered name, a file or the text
         from .prompt_templates import resolve, task_kind
@@ -174,7 +188,7 @@ def load_data(t: Task, config: RunConfig) -> Dataset:
 
 def make_backend(config: RunConfig) -> Backend:
     if not isinstance(config.model, str):
-        return config.model
+        return check_backend(config.model)
     return create_backend(config.model, seed=config.seed, **dict(config.backend_options))
 
 

@@ -23,7 +23,7 @@ from winoscope.errors import TaskError
 from winoscope.protocols import cloze
 from winoscope.protocols.choice_rows import ChoiceRow
 from winoscope.protocols.forced_choice import PromptTemplate
-from winoscope.records import Description, Option, Request, Response
+from winoscope.records import NO_MODES, Description, Option, Request, Response
 from winoscope.runner import run, score
 from winoscope.tasks import get_task
 
@@ -46,6 +46,8 @@ class ShortestWins:
     cacheable: bool = False
     fail_on: str = ""
     protocols: frozenset[str] = frozenset({"cloze"})
+    mode = None  # no mode option
+    modes = NO_MODES
 
     def describe(self) -> Description:
         return Description()

@@ -16,7 +16,7 @@ from winoscope.protocols.forced_choice import (
     apply_failed_policy,
     combine_orders,
 )
-from winoscope.records import CHOICE_PROTOCOLS, Description, Option, Response
+from winoscope.records import CHOICE_PROTOCOLS, NO_MODES, Description, Option, Response
 
 requests_for = WINOBIAS_UK.build_requests
 
@@ -96,6 +96,8 @@ class _Flaky:
     model = "flaky"
     cacheable = False
     protocols = CHOICE_PROTOCOLS | {"coref"}  # a coref request gets clusters of no mention
+    mode = None
+    modes = NO_MODES
 
     def describe(self) -> Description:
         return Description()

@@ -20,7 +20,7 @@ import winoscope.families.swewinogender.tasks  # registers the swewinogender tas
 from winoscope.errors import ScoringError
 from winoscope.occupations import stats as st
 from winoscope.occupations.pipeline import correlate as correlation_run
-from winoscope.records import CHOICE_PROTOCOLS, Description, Request, Response
+from winoscope.records import CHOICE_PROTOCOLS, NO_MODES, Description, Request, Response
 from winoscope.scoring import occupation_correlation as oc
 
 
@@ -185,6 +185,8 @@ class ScbStereotype:
     params: dict = field(default_factory=dict)
     cacheable: bool = False
     protocols: frozenset[str] = CHOICE_PROTOCOLS
+    mode = None
+    modes = NO_MODES
 
     def describe(self) -> Description:
         return Description()

@@ -20,7 +20,7 @@ import winoscope.families.swewinogender.tasks as tasks
 from winoscope.errors import DatasetError, ScoringError
 from winoscope.families.swewinogender import dataset as sw
 from winoscope.families.swewinogender import scorer as sc
-from winoscope.records import CHOICE_PROTOCOLS, Description, Request, Response
+from winoscope.records import CHOICE_PROTOCOLS, NO_MODES, Description, Request, Response
 
 
 @pytest.fixture(scope="module")
@@ -177,6 +177,8 @@ class PreferText:
     params: dict = field(default_factory=dict)
     cacheable: bool = False
     protocols: frozenset[str] = CHOICE_PROTOCOLS
+    mode = None
+    modes = NO_MODES
 
     def describe(self) -> Description:
         return Description()

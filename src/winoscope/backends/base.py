@@ -11,12 +11,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import BackendError
-from ..records import CHOICE_PROTOCOLS, PROTOCOLS, Description, Request, Response
+from ..records import CHOICE_PROTOCOLS, NO_MODES, PROTOCOLS, Description, Request, Response
 from ..registry import Registry
 
 ProgressFn = Callable[[Response], None]
 
-__all__ = ["CHOICE_PROTOCOLS", "PROTOCOLS", "Backend", "Description"]
+__all__ = ["CHOICE_PROTOCOLS", "NO_MODES", "PROTOCOLS", "Backend", "Description"]
 
 
 @runtime_checkable
@@ -27,8 +27,11 @@ class Backend(Protocol):
     that changes answers (temperature, max tokens, scoring mode, seed ...), recorded in the
     manifest and part of the response-store key. ``cacheable`` is False for backends whose
     answers cost nothing to recompute (reference baselines). ``protocols`` says which of
-    :data:`PROTOCOLS` it answers (a run checks the one it asks against it), and
-    :meth:`describe` what the manifest records about it besides ``params``.
+    :data:`PROTOCOLS` it answers (a run checks the one it asks against it); a backend with a
+    ``mode`` option also states ``modes``, every mode it can be set to with the protocols it
+    answers in that mode, and ``mode``, the one it is set to (``protocols`` is then
+    ``modes[mode]``). :meth:`describe` says what the manifest records about it besides
+    ``params``.
     """
 
     kind: str
@@ -45,6 +48,17 @@ class Backend(Protocol):
         """The protocols this backend answers, in its present mode."""
         ...
 
+    @property
+    def mode(self) -> str | None:
+        """The mode it is set to (``-M mode=...``); None for a backend without modes."""
+        ...
+
+    @property
+    def modes(self) -> Mapping[str, frozenset[str]]:
+        """Each mode it can be set to and the protocols it answers in it (:data:`NO_MODES`,
+        empty, for a backend without modes)."""
+        ...
+
     def describe(self) -> Description:
         """Runtime, transport and output facts for the manifest (read after answering)."""
         ...
@@ -52,6 +66,32 @@ class Backend(Protocol):
     def respond(self, requests: Sequence[Request]) -> Iterator[Response]:
         """Yield one response per request, in any order, as they complete."""
         ...
+
+
+#: the members of :class:`Backend`, for the error naming what an object lacks
+BACKEND_MEMBERS = (
+    "kind",
+    "model",
+    "cacheable",
+    "params",
+    "protocols",
+    "mode",
+    "modes",
+    "describe",
+    "respond",
+)
+
+
+def check_backend(obj: object, source: str = "the model object") -> Backend:
+    """``obj`` itself when it has every member of :class:`Backend`, else one error naming the
+    members it lacks (a model object from Python, or what a plugin's factory returned)."""
+    if isinstance(obj, Backend):
+        return obj
+    missing = ", ".join(m for m in BACKEND_MEMBERS if not hasattr(obj, m))
+    raise BackendError(
+        f"{source} ({type(obj).__name__}) is not a backend: it lacks {missing} "
+        "(see winoscope.backends.base.Backend)"
+    )
 
 
 BackendFactory = Callable[..., Backend]
@@ -92,7 +132,7 @@ def create_backend(spec: str, **options: Any) -> Backend:
     """Build the backend for ``spec``; options a factory does not know are rejected by it."""
     kind, name = parse_model_spec(spec)
     factory = BACKENDS.get(kind)
-    return factory(name, **options)
+    return check_backend(factory(name, **options), f"the {kind} factory's backend")
 
 
 def model_label(b: Backend) -> str:

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import BackendError
 from ..languages import get_language
-from ..records import Mention, Request, Response, stereotyped_role
+from ..records import NO_MODES, Mention, Request, Response, stereotyped_role
 from .base import Description, backend, reject_unknown
 
 Picker = Callable[[Request, dict[str, Any]], str | None]
@@ -115,6 +115,8 @@ class BaselineBackend:
     #: a baseline reads the typed item, so it answers lettered choices, NLI questions and, as a
     #: reference resolver, coreference documents
     protocols: frozenset[str] = frozenset({"forced_choice", "nli_forced_choice", "coref"})
+    mode: ClassVar[str | None] = None  # no mode option
+    modes: ClassVar[Mapping[str, frozenset[str]]] = NO_MODES
 
     def describe(self) -> Description:
         return Description()

@@ -20,12 +20,12 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import BackendError
-from ..records import Request, Response
+from ..records import NO_MODES, Request, Response
 from .base import Description, backend, reject_unknown
 
 _WORD = re.compile(r"\w+")
@@ -89,6 +89,8 @@ class NLIBaseline:
     kind: str = "nli-baseline"
     cacheable: bool = False
     protocols: frozenset[str] = frozenset({"nli_forced_choice"})
+    mode: ClassVar[str | None] = None  # no mode option
+    modes: ClassVar[Mapping[str, frozenset[str]]] = NO_MODES
 
     def describe(self) -> Description:
         return Description()

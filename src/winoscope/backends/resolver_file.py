@@ -14,14 +14,14 @@ stops the run with an error naming the file, line and field.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import BackendError
 from ..protocols.resolver_output import ResolverOutput, read_resolver_output
-from ..records import Request, Response
+from ..records import NO_MODES, Request, Response
 from .base import Description, backend, reject_unknown
 
 
@@ -35,6 +35,8 @@ class ResolverFileBackend:
 
     report: dict[str, Any] = field(default_factory=dict)
     protocols: frozenset[str] = frozenset({"coref"})
+    mode: ClassVar[str | None] = None  # no mode option
+    modes: ClassVar[Mapping[str, frozenset[str]]] = NO_MODES
 
     def describe(self) -> Description:
         """The output file's match against the key documents (after answering)."""

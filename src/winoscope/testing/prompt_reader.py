@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-from ..records import CHOICE_PROTOCOLS, Description, Request, Response
+from ..records import CHOICE_PROTOCOLS, NO_MODES, Description, Request, Response
 
 OPTION_LINE = re.compile(r"^[ \t]*([A-ZА-Я])[.)][ \t]+(.+?)[ \t]*$", re.M)
 Choose = Callable[[str, Mapping[str, str]], str | None]
@@ -84,8 +84,10 @@ class ScriptedBackend:
     model: str = "prompt-reader"
     kind: str = "scripted"
     cacheable: bool = False
-    params: dict[str, Any] = field(default_factory=lambda: {"mode": "reads the prompt"})
+    params: dict[str, Any] = field(default_factory=lambda: {"answers": "by reading the prompt"})
     protocols: frozenset[str] = CHOICE_PROTOCOLS | {"cloze"}
+    mode: ClassVar[str | None] = None  # no mode option
+    modes: ClassVar[Mapping[str, frozenset[str]]] = NO_MODES
 
     def describe(self) -> Description:
         return Description()

@@ -29,7 +29,7 @@ identity: :mod:`.identity`.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,7 @@ from typing import Any
 from ...errors import BackendError
 from ...extras import require
 from ...records import Request, Response
-from ..base import CHOICE_PROTOCOLS, Description, backend, reject_unknown
+from ..base import Description, backend, reject_unknown
 from .answering import eval_mode, tokenizer_has_chat_template, torch_threads
 from .batching import AUTO_START_CUDA, AUTO_START_OTHER, BatchSizer
 from .identity import config_commit, identity, model_fingerprint, read_config, weights_sha256
@@ -51,6 +51,7 @@ from .loading import (
     resolve_model_dir,
 )
 from .options import (
+    MODE_PROTOCOLS,
     as_batch_size,
     as_bool_or_auto,
     as_optional_bool,
@@ -128,11 +129,11 @@ class HFLocalBackend:
 
     @property
     def protocols(self) -> frozenset[str]:
-        """In ``mode=cloze`` every request is scored as a continuation, so only the cloze
-        protocol; in the other modes lettered choices, NLI questions and cloze requests."""
-        if self.mode == "cloze":
-            return frozenset({"cloze"})
-        return CHOICE_PROTOCOLS | {"cloze"}
+        return MODE_PROTOCOLS[self.mode]
+
+    @property
+    def modes(self) -> Mapping[str, frozenset[str]]:
+        return MODE_PROTOCOLS
 
     def describe(self) -> Description:
         return Description(runtime=dict(self.runtime))

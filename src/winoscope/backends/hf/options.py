@@ -12,12 +12,20 @@ The dtype does key the store, since bfloat16 answers differ from float32 ones.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from ...errors import BackendError
+from ...records import CHOICE_PROTOCOLS
 
 MODES = ("letters", "texts", "generate", "cloze")
+#: each mode and the protocols it answers: in ``mode=cloze`` every request is scored as a
+#: continuation, so only the cloze protocol; the other modes answer lettered choices, NLI
+#: questions and cloze requests (a cloze request is scored as one in every mode)
+MODE_PROTOCOLS: Mapping[str, frozenset[str]] = MappingProxyType(
+    {m: frozenset({"cloze"}) if m == "cloze" else CHOICE_PROTOCOLS | {"cloze"} for m in MODES}
+)
 LETTER_SCORING = "next-token probability summed over A, ' A' (+ Cyrillic look-alikes)"
 CLOZE_SCORING = "lm-eval HFLM loglikelihood tokenisation (context/continuation split)"
 VERIFY = ("fingerprint", "full")

@@ -47,8 +47,9 @@ import random
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from ...errors import BackendError
@@ -83,7 +84,17 @@ __all__ = [
     "parse_retry_after",
 ]
 
-MODES = ("chat", "letters", "chat-letters", "cloze")
+#: each mode and the protocols it answers: ``cloze`` scores continuations (completions with
+#: echoed log-probabilities), the others answer lettered choices and NLI questions
+MODE_PROTOCOLS: Mapping[str, frozenset[str]] = MappingProxyType(
+    {
+        "chat": CHOICE_PROTOCOLS,
+        "letters": CHOICE_PROTOCOLS,
+        "chat-letters": CHOICE_PROTOCOLS,
+        "cloze": frozenset({"cloze"}),
+    }
+)
+MODES = tuple(MODE_PROTOCOLS)
 FATAL_STATUS = {401: "unauthorised", 403: "forbidden", 404: "not found",
                 407: "proxy authentication required"}  # fmt: skip
 RETRY_STATUS = {408, 409, 425, 429}
@@ -118,14 +129,16 @@ class OpenAIBackend:
         return str(self.params["mode"])
 
     @property
+    def modes(self) -> Mapping[str, frozenset[str]]:
+        return MODE_PROTOCOLS
+
+    @property
     def token_param(self) -> str:
         return str(self.params.get("token_param", "max_tokens"))
 
     @property
     def protocols(self) -> frozenset[str]:
-        """``mode=cloze`` scores continuations (completions with echoed log-probabilities);
-        the other modes answer lettered choices and NLI questions."""
-        return frozenset({"cloze"}) if self.mode == "cloze" else CHOICE_PROTOCOLS
+        return MODE_PROTOCOLS[self.mode]
 
     def describe(self) -> Description:
         return Description(transport=self.transport_info())
