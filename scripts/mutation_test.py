@@ -117,7 +117,11 @@ GROUPS: dict[str, tuple[list[str], list[str], str]] = {
         "not unbatched and not full_run and not rescores and not cli_mode",
     ),
     "difference": (
-        ["src/winoscope/compare/difference.py", "src/winoscope/compare/pairing.py"],
+        [
+            "src/winoscope/compare/difference.py",
+            "src/winoscope/compare/verdicts.py",
+            "src/winoscope/compare/pairing.py",
+        ],
         ["tests/compare/test_pairing_by_hand.py", "tests/compare/test_diff_by_hand.py"],
         "",
     ),

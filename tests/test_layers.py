@@ -241,3 +241,29 @@ def test_module_reader_on_a_known_module() -> None:
     modules = {"winoscope.report.writer", "winoscope.jsonio", "winoscope.results"}
     got = module_imports(SRC / "report" / "writer.py", modules)
     assert got == {"winoscope.jsonio", "winoscope.results"}
+
+
+#: the most lines a module may have: one that grows past it holds two things and is split
+MAX_LINES = 400
+
+
+def long_modules(src: Path = SRC) -> dict[str, int]:
+    """Modules over :data:`MAX_LINES` lines, with their line counts."""
+    counts = {
+        module_name(p, src): len(p.read_text(encoding="utf-8").splitlines())
+        for p in sorted(src.rglob("*.py"))
+    }
+    return {name: n for name, n in counts.items() if n > MAX_LINES}
+
+
+def test_every_module_is_under_the_line_limit() -> None:
+    assert long_modules() == {}
+
+
+def test_the_line_limit_sees_a_planted_long_module(tmp_path: Path) -> None:
+    src = tmp_path / "winoscope"
+    (src / "report").mkdir(parents=True)
+    (src / "__init__.py").write_text("", encoding="utf-8")
+    (src / "report" / "long.py").write_text("x = 1\n" * (MAX_LINES + 1), encoding="utf-8")
+    (src / "report" / "fits.py").write_text("x = 1\n" * MAX_LINES, encoding="utf-8")
+    assert long_modules(src) == {"winoscope.report.long": MAX_LINES + 1}

@@ -13,7 +13,7 @@ from helpers_http import serve_folder
 from winoscope.datasets.loading import ColumnMap, load_tables
 from winoscope.datasets.schema import OCCUPATION_COLUMNS
 from winoscope.errors import DatasetError
-from winoscope.families.winobias.brackets import ENGLISH_PRONOUNS, BracketFormat
+from winoscope.families.winobias.bracket_format import ENGLISH_PRONOUNS, BracketFormat
 from winoscope.families.winobias.dataset import UK, WinoBias, bracket_adaptation
 from winoscope.families.winopron.dataset import CONFIGS, WinoPron
 from winoscope.families.winopron.dataset import UK as WINOPRON_UK

@@ -16,7 +16,7 @@ from winoscope.cli import app
 from winoscope.datasets.loading import ColumnMap
 from winoscope.datasets.validation import ValidationFailed
 from winoscope.errors import DatasetError
-from winoscope.families.winobias.brackets import BracketFormat
+from winoscope.families.winobias.bracket_format import BracketFormat
 from winoscope.families.winobias.checks import card_checks
 from winoscope.families.winobias.dataset import UK as winobias_uk
 from winoscope.families.winobias.dataset import WinoBias, bracket_adaptation

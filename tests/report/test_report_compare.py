@@ -13,13 +13,8 @@ from typer.testing import CliRunner
 from winoscope.cli import app
 from winoscope.errors import DatasetError
 from winoscope.protocols.forced_choice import UK_DEFAULT, PromptTemplate
-from winoscope.report.compare import (
-    compare_runs,
-    expand_run_paths,
-    latex_escape,
-    latex_tables,
-    markdown_tables,
-)
+from winoscope.report.compare import compare_runs, expand_run_paths
+from winoscope.report.compare_tables import latex_escape, latex_tables, markdown_tables
 from winoscope.report.rundir import load_run_dir
 from winoscope.runner import run
 

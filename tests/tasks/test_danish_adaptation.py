@@ -20,7 +20,7 @@ import pytest
 
 from winoscope import run
 from winoscope.datasets.loading import ColumnMap
-from winoscope.families.winobias.brackets import BracketFormat
+from winoscope.families.winobias.bracket_format import BracketFormat
 from winoscope.families.winobias.dataset import bracket_adaptation
 from winoscope.families.winobias.tasks import winobias_task
 from winoscope.languages import Language, Wording, register_language

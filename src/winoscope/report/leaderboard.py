@@ -32,7 +32,8 @@ from .._version import __version__
 from ..errors import DatasetError, WinoscopeError
 from ..scoring.metric import get_metric, headline_metrics
 from ..tags import format_tags
-from .compare import consistency_flags, expand_run_paths, latex_escape, order_runs
+from .compare import consistency_flags, expand_run_paths, order_runs
+from .compare_tables import latex_escape
 from .html import environment
 from .index import summary_cells
 from .latex import interval, number, row_label, table, tex_label

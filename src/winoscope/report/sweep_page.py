@@ -160,7 +160,7 @@ LATEX_METRICS = 3
 
 
 def latex(result: SweepResult) -> str:
-    from .compare import latex_escape
+    from .compare_tables import latex_escape
     from .latex import number, stack
 
     def tex_number(text: str, signed: bool = False) -> str:

@@ -37,7 +37,8 @@ from ...datasets.schema import Field, Schema, coerce, family_schema
 from ...datasets.sources import SourceInfo
 from ...datasets.validation import ValidationFailed
 from ...errors import DatasetError
-from .brackets import BracketFormat, read_brackets
+from .bracket_format import BracketFormat
+from .brackets import read_brackets
 from .checks import ITEM_KEY, TYPE1_VARIANTS, TYPE2_VARIANTS, VARIANT_RULES, VARIANTS, card_checks
 
 __all__ = [
