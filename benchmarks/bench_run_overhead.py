@@ -17,8 +17,9 @@ target is a ratio under 3.
 A third process in each round, ``figures only``, is the floor the report's figures set: it
 imports pandas and the report's figure modules, reads the warm-up run's metrics and
 predictions, and draws and writes that run's figures (three figures, each as PNG, SVG and
-PDF), nothing else. Its ratio to the import shows how much of the budget the figures take
-before the run validates, scores or writes anything.
+PDF), nothing else; it reports how long the drawing and saving took inside it. Its ratio to
+the import shows how much of the budget the figures take before a run validates, scores or
+writes anything.
 """
 
 from __future__ import annotations
@@ -34,15 +35,17 @@ from pathlib import Path
 
 YARDSTICK = ["-c", "import pandas, matplotlib"]
 FIGURES_ONLY = """
-import sys
+import sys, time
 from pathlib import Path
 import pandas as pd
 from winoscope.report.figures import save_figure
 from winoscope.report.plots import run_figures
 run, out = Path(sys.argv[1]), Path(sys.argv[2])
-figures = run_figures(pd.read_csv(run / "metrics.csv"), pd.read_parquet(run / "predictions.parquet"))
-for fig in figures:
+metrics, predictions = pd.read_csv(run / "metrics.csv"), pd.read_parquet(run / "predictions.parquet")
+start = time.perf_counter()
+for fig in run_figures(metrics, predictions):
     save_figure(fig, out)
+print(time.perf_counter() - start)
 """
 
 
@@ -51,10 +54,14 @@ def run_command(out: Path) -> list[str]:
     return ["-m", "winoscope", "run", "winobias-uk", *model, "--out", str(out), "-q"]
 
 
-def wall(python: str, args: list[str], env: dict[str, str]) -> float:
+def wall(python: str, args: list[str], env: dict[str, str], said: list[str] | None = None) -> float:
+    """Seconds the process took, start-up and exit included; its output is added to ``said``."""
     start = time.perf_counter()
-    subprocess.run([python, *args], env=env, check=True, capture_output=True)
-    return time.perf_counter() - start
+    done = subprocess.run([python, *args], env=env, check=True, capture_output=True, text=True)
+    took = time.perf_counter() - start
+    if said is not None:
+        said.append(done.stdout)
+    return took
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     runs: list[float] = []
     yardstick: list[float] = []
     figures: list[float] = []
+    drawing: list[str] = []
     with tempfile.TemporaryDirectory(prefix="winoscope-bench-") as tmp:
         folders = (Path(tmp) / f"run{i}" for i in range(args.runs + 1))
         first = next(folders)
@@ -77,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             runs.append(wall(args.python, run_command(out), env))
             yardstick.append(wall(args.python, YARDSTICK, env))
             plots = ["-c", FIGURES_ONLY, str(first), str(Path(tmp) / f"figures{i}")]
-            figures.append(wall(args.python, plots, env))
+            figures.append(wall(args.python, plots, env, drawing))
     rows = (
         ("winoscope run", runs),
         ("import pandas, matplotlib", yardstick),
@@ -88,6 +96,11 @@ def main(argv: list[str] | None = None) -> int:
             f"{label:<26} median {statistics.median(t):.2f} s "
             f"(min {min(t):.2f}, max {max(t):.2f}, {len(t)} runs)"
         )
+    draw = [float(text) for text in drawing]
+    print(
+        f"{'  of which drawing, saving':<26} median {statistics.median(draw):.2f} s "
+        f"(min {min(draw):.2f}, max {max(draw):.2f}; the rest is start-up, imports, reading)"
+    )
     for label, t in (("run", runs), ("figures only", figures)):
         ratios = [r / y for r, y in zip(t, yardstick, strict=True)]
         print(
