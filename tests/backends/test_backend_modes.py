@@ -145,3 +145,31 @@ def test_an_object_that_is_not_a_backend_is_refused_with_what_it_lacks() -> None
     )
     with pytest.raises(BackendError, match=r"\(int\) is not a backend: it lacks kind, model"):
         check_backend(3)
+
+
+def test_the_check_never_reads_a_member() -> None:
+    """``params`` of a model held in Python fingerprints its weights: checking that an object
+    is a backend must not read it (a run reads it once, when it asks)."""
+    reads: list[str] = []
+
+    class Live:
+        kind = model = "live"
+        cacheable = False
+        protocols = CHOICE_PROTOCOLS
+        mode = None
+        modes = NO_MODES
+
+        @property
+        def params(self) -> dict[str, str]:
+            reads.append("params")
+            return {}
+
+        def describe(self) -> None:
+            return None
+
+        def respond(self, requests):  # type: ignore[no-untyped-def]  # pragma: no cover
+            raise AssertionError("asked")
+
+    live = Live()
+    assert check_backend(live) is live
+    assert reads == []

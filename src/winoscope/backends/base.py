@@ -7,8 +7,9 @@ name and keyword options from the CLI or the Python API.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 from ..errors import BackendError
 from ..records import CHOICE_PROTOCOLS, NO_MODES, PROTOCOLS, Description, Request, Response
@@ -82,14 +83,26 @@ BACKEND_MEMBERS = (
 )
 
 
+def _has(obj: object, name: str) -> bool:
+    try:
+        inspect.getattr_static(obj, name)
+    except AttributeError:
+        return False
+    return True
+
+
 def check_backend(obj: object, source: str = "the model object") -> Backend:
     """``obj`` itself when it has every member of :class:`Backend`, else one error naming the
-    members it lacks (a model object from Python, or what a plugin's factory returned)."""
-    if isinstance(obj, Backend):
-        return obj
-    missing = ", ".join(m for m in BACKEND_MEMBERS if not hasattr(obj, m))
+    members it lacks (a model object from Python, or what a plugin's factory returned).
+
+    Members are looked up without being read (``inspect.getattr_static``): reading ``params``
+    of a model held in Python fingerprints its weights, which a run does once, when it asks.
+    """
+    missing = [m for m in BACKEND_MEMBERS if not _has(obj, m)]
+    if not missing:
+        return cast(Backend, obj)
     raise BackendError(
-        f"{source} ({type(obj).__name__}) is not a backend: it lacks {missing} "
+        f"{source} ({type(obj).__name__}) is not a backend: it lacks {', '.join(missing)} "
         "(see winoscope.backends.base.Backend)"
     )
 
