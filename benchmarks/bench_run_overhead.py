@@ -20,6 +20,11 @@ predictions, and draws and writes that run's figures (three figures, each as PNG
 PDF), nothing else; it reports how long the drawing and saving took inside it. Its ratio to
 the import shows how much of the budget the figures take before a run validates, scores or
 writes anything.
+
+A fourth, ``run, no drawing``, is the same ``winoscope run`` with the report's figure list
+replaced by an empty one (a patch in this script only): everything else a run does, the
+figure modules' imports included, with no figure drawn or written. It is the floor the rest of
+a run sets, and so shows what is left of the budget for the figures.
 """
 
 from __future__ import annotations
@@ -46,6 +51,13 @@ start = time.perf_counter()
 for fig in run_figures(metrics, predictions):
     save_figure(fig, out)
 print(time.perf_counter() - start)
+"""
+NO_DRAWING = """
+import runpy, sys
+import winoscope.report.html as html
+html.run_figures = lambda metrics, predictions: []
+sys.argv = ["winoscope", *sys.argv[1:]]
+runpy.run_module("winoscope", run_name="__main__")
 """
 
 
@@ -75,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     runs: list[float] = []
     yardstick: list[float] = []
     figures: list[float] = []
+    bare: list[float] = []
     drawing: list[str] = []
     with tempfile.TemporaryDirectory(prefix="winoscope-bench-") as tmp:
         folders = (Path(tmp) / f"run{i}" for i in range(args.runs + 1))
@@ -86,10 +99,13 @@ def main(argv: list[str] | None = None) -> int:
             yardstick.append(wall(args.python, YARDSTICK, env))
             plots = ["-c", FIGURES_ONLY, str(first), str(Path(tmp) / f"figures{i}")]
             figures.append(wall(args.python, plots, env, drawing))
+            no_drawing = ["-c", NO_DRAWING, *run_command(Path(tmp) / f"bare{i}")[2:]]
+            bare.append(wall(args.python, no_drawing, env))
     rows = (
         ("winoscope run", runs),
         ("import pandas, matplotlib", yardstick),
         ("figures only", figures),
+        ("run, no drawing", bare),
     )
     for label, t in rows:
         print(
@@ -101,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{'  of which drawing, saving':<26} median {statistics.median(draw):.2f} s "
         f"(min {min(draw):.2f}, max {max(draw):.2f}; the rest is start-up, imports, reading)"
     )
-    for label, t in (("run", runs), ("figures only", figures)):
+    for label, t in (("run", runs), ("figures only", figures), ("run, no drawing", bare)):
         ratios = [r / y for r, y in zip(t, yardstick, strict=True)]
         print(
             f"{label} / import: median {statistics.median(ratios):.2f}x "
