@@ -61,9 +61,13 @@ runpy.run_module("winoscope", run_name="__main__")
 """
 
 
+def cli_args(out: Path) -> list[str]:
+    """The command line after ``winoscope``: a quiet baseline run into ``out``."""
+    return ["run", "winobias-uk", "--model", "baseline:agreement", "--out", str(out), "-q"]
+
+
 def run_command(out: Path) -> list[str]:
-    model = ["--model", "baseline:agreement"]
-    return ["-m", "winoscope", "run", "winobias-uk", *model, "--out", str(out), "-q"]
+    return ["-m", "winoscope", *cli_args(out)]
 
 
 def wall(python: str, args: list[str], env: dict[str, str], said: list[str] | None = None) -> float:
@@ -99,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             yardstick.append(wall(args.python, YARDSTICK, env))
             plots = ["-c", FIGURES_ONLY, str(first), str(Path(tmp) / f"figures{i}")]
             figures.append(wall(args.python, plots, env, drawing))
-            no_drawing = ["-c", NO_DRAWING, *run_command(Path(tmp) / f"bare{i}")[2:]]
+            no_drawing = ["-c", NO_DRAWING, *cli_args(Path(tmp) / f"bare{i}")]
             bare.append(wall(args.python, no_drawing, env))
     rows = (
         ("winoscope run", runs),
