@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -26,3 +29,34 @@ def shared_data() -> Path:
             pytest.fail(message + " (required in CI)")
         pytest.skip(message)
     return SHARED_DATA
+
+
+# Engines some tests need: a test marked with one is skipped where the engine is missing, and
+# fails instead (a skip included) when WINOSCOPE_REQUIRE names it (CI's environment for it sets it).
+ENGINES: dict[str, Callable[[], bool]] = {
+    "vllm": lambda: importlib.util.find_spec("vllm") is not None,
+    "slurm": lambda: shutil.which("sbatch") is not None,
+}
+
+
+def required_engines() -> set[str]:
+    return {name.strip() for name in os.environ.get("WINOSCOPE_REQUIRE", "").split(",") if name.strip()}
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for name, available in ENGINES.items():
+        if item.get_closest_marker(name) is not None and not available():
+            message = f"{name} is not installed here"
+            if name in required_engines():
+                pytest.fail(message + f" (required: WINOSCOPE_REQUIRE={name})")
+            pytest.skip(message)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    required = [n for n in required_engines() if item.get_closest_marker(n) is not None]
+    if report.skipped and required and not hasattr(report, "wasxfail"):
+        report.outcome = "failed"
+        report.longrepr = f"skipped, but {', '.join(required)} is required here: {report.longrepr}"
