@@ -50,6 +50,7 @@ LAYERS: list[set[str]] = [
     {"compare"},
     {"sweep_tables"},
     {"sweeps"},
+    {"studies"},
     # the families sit beside the command line: neither imports the other, and nothing below
     # imports a family (the registries import winoscope.families.registration by name)
     {"cli", "families"},

@@ -21,6 +21,8 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "torch": ("hf", "torch"),
     "transformers": ("hf", "transformers"),
     "peft": ("peft", "peft"),
+    "submitit": ("slurm", "submitit"),
+    "yaml": ("", "pyyaml"),
 }
 
 
