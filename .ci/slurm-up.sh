@@ -125,6 +125,9 @@ AccountingStoragePort=$dbd_port
 JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
 MinJobAge=600
+# a test cluster: schedule every few seconds, kill 5 s after a job's TERM (defaults 60 s, 30 s)
+SchedulerParameters=sched_interval=5
+KillWait=5
 $node_line State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
