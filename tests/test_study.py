@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from study_helpers import TESTS, build_tiny_models, cell_metrics
+from study_helpers import build_tiny_models, cell_metrics
 from winoscope.cli import app
 from winoscope.studies import StudyFileError, load_study, plan_cells, plan_text, run_study
 from winoscope.studies.load import with_slurm_overrides
@@ -145,21 +145,41 @@ def test_the_plan_has_one_job_per_model_and_a_run_directory_per_cell(tmp_path: P
 @pytest.mark.parametrize(
     ("edit", "key", "says"),
     [
-        (("[[models]]\nname = \"base\"", "[[models]]\nname = \"agree\""), "models[4].name", "earlier model"),
+        (
+            ('[[models]]\nname = "base"', '[[models]]\nname = "agree"'),
+            "models[4].name",
+            "earlier model",
+        ),
         (("bootstrap = 100", "bootstrap = 100\nbootstrp = 3"), "bootstrp", "unknown setting"),
-        (("factory = \"mymod:make\"", "factory = \"mymod.make\""), "models[3].factory", "module:function"),
+        (
+            ('factory = "mymod:make"', 'factory = "mymod.make"'),
+            "models[3].factory",
+            "module:function",
+        ),
         (("values = [0, 0.5, 8]\n", ""), "models[3].values", "needs the values"),
-        (("spec = \"baseline:agreement\"", "spec = \"agreement\""), "models[4].spec", "KIND:NAME"),
-        (("spec = \"baseline:agreement\"", "spec = \"baseline:agreement\"\nvalues = [1]"), "models[4].values", "factory only"),
-        (("spec = \"baseline:agreement\"", "spec = \"baseline:agreement\"\npoints = {0 = \"hf:x\"}"), "models[4]", "exactly one"),
-        (("time = 120", "time = \"2h\""), "slurm.time", "whole number"),
+        (('spec = "baseline:agreement"', 'spec = "agreement"'), "models[4].spec", "KIND:NAME"),
+        (
+            ('spec = "baseline:agreement"', 'spec = "baseline:agreement"\nvalues = [1]'),
+            "models[4].values",
+            "factory only",
+        ),
+        (
+            ('spec = "baseline:agreement"', 'spec = "baseline:agreement"\npoints = {0 = "hf:x"}'),
+            "models[4]",
+            "exactly one",
+        ),
+        (("time = 120", 'time = "2h"'), "slurm.time", "whole number"),
         (("gpus = 1", "gpu = 1"), "slurm.gpu", "unknown setting"),
-        (("extra = [\"--qos=high\", ", "extra = [\"qos=high\", "), "slurm.extra", "sbatch options"),
-        (("adapters = {1 = \"./a1\", 2 = \"./a2\"}\n", "adapters = {}\n"), "models[2].adapters", "table of VALUE"),
-        (("name = \"lora\"\nbase = \"hf:./m0\"\n", "name = \"lora\"\n"), "models[2].base", "base model"),
-        (("tags = {method = \"steer\"}", "tags = {alpha = 1}"), "tags", "set per cell"),
+        (('extra = ["--qos=high", ', 'extra = ["qos=high", '), "slurm.extra", "sbatch options"),
+        (
+            ('adapters = {1 = "./a1", 2 = "./a2"}\n', "adapters = {}\n"),
+            "models[2].adapters",
+            "table of VALUE",
+        ),
+        (('name = "lora"\nbase = "hf:./m0"\n', 'name = "lora"\n'), "models[2].base", "base model"),
+        (('tags = {method = "steer"}', "tags = {alpha = 1}"), "tags", "set per cell"),
         (("limit = 2", "limit = 0"), "limit", ">= 1"),
-        (("tasks = [\"winobias-uk\", ", "tasks = [3, "), "tasks[0]", "a task name"),
+        (('tasks = ["winobias-uk", ', "tasks = [3, "), "tasks[0]", "a task name"),
         (("[slurm]", "[slurm\n"), None, "not valid TOML"),
     ],
 )
@@ -228,7 +248,7 @@ STUDY_POINTS = """\
 name = "seeds"
 key = "seed"
 tasks = ["winobias-uk"]
-bootstrap = 150
+bootstrap = 60
 seed = 3
 
 [[models]]
@@ -240,12 +260,6 @@ model_args = {{mode = "texts"}}
 name = "agree"
 spec = "baseline:agreement"
 value = 0
-
-[[models]]
-name = "steer"
-factory = "study_models:steered"
-values = [0, 2, 7]
-pythonpath = "x"
 """
 
 
@@ -256,42 +270,42 @@ def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_local_executor_runs_each_model_in_a_process_and_merges_a_sweep_equal_to_sweeps(
-    tmp_path: Path, tiny_dir: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, tiny_dir: Path
 ) -> None:
     import winoscope
 
-    text = STUDY_POINTS.format(tiny=tiny_dir).replace('pythonpath = "x"\n', "")
-    text = text.replace('name = "seeds"', f'name = "seeds"\npythonpath = ["{TESTS}"]')
-    monkeypatch.setenv("STUDY_TINY_DIR", str(tiny_dir))
-    monkeypatch.setenv("STUDY_GATE", str(tmp_path / "never"))  # only value 5 waits: none here
+    text = STUDY_POINTS.format(tiny=tiny_dir)
     path = tmp_path / "seeds.toml"
     path.write_text(text)
     got = CliRunner().invoke(app, ["study", "run", str(path), "--parallelism", "2"])
     assert got.exit_code == 0, got.output
-    assert "study seeds: 7 of 7 cells finished in 3 jobs (3 run now)" in got.output
+    assert "study seeds: 4 of 4 cells finished in 2 jobs (2 run now)" in got.output
     study = load_study(path)
-    reports = {m: json.loads((study.out / "jobs" / f"{m}.json").read_text()) for m in ("tiny", "agree", "steer")}
-    assert len({r["pid"] for r in reports.values()}) == 3  # one process per model
-    assert [len(r["done"]) for r in reports.values()] == [3, 1, 3]
+    reports = [
+        json.loads((study.out / "jobs" / f"{m}.json").read_text()) for m in ("tiny", "agree")
+    ]
+    assert reports[0]["pid"] != reports[1]["pid"]  # one process per model
+    assert [len(r["done"]) for r in reports] == [3, 1]
     # the same points through winoscope.sweep, in this process: the same sweep table
-    s = winoscope.sweep(
+    winoscope.sweep(
         "winobias-uk",
         {0: f"hf:{tiny_dir}/seed-0", 1: f"hf:{tiny_dir}/seed-1", 5: f"hf:{tiny_dir}/seed-5"},
         key="seed",
         out=tmp_path / "sweep",
-        n_boot=150,
+        n_boot=60,
         seed=3,
         backend_options={"mode": "texts"},
     )
     merged = pd.read_csv(study.out / "sweeps" / "tiny" / "sweep.csv")
     direct = pd.read_csv(tmp_path / "sweep" / "sweep.csv")
     pd.testing.assert_frame_equal(merged, direct)
-    assert (study.out / "sweeps" / "steer" / "sweep.html").is_file()
     assert not (study.out / "sweeps" / "agree" / "sweep.csv").read_text().count("point - reference")
     board = pd.read_csv(study.out / "leaderboard" / "leaderboard.csv")
-    assert board.groupby(["model", "tags"]).ngroups == 7
-    tags = json.loads((study.out / "runs/steer/winobias-uk/seed=7/manifest.json").read_text())["tags"]
-    assert tags == {"seed": 7, "model": "steer"}
+    assert board.groupby(["model", "tags"]).ngroups == 4
+    tags = json.loads((study.out / "runs/tiny/winobias-uk/seed=5/manifest.json").read_text())[
+        "tags"
+    ]
+    assert tags == {"seed": 5, "model": "tiny"}
     before = cell_metrics(study.out)
     again = run_study(study, "local")
     assert again.ok and again.outcomes == []  # every cell finished: no job starts

@@ -114,7 +114,7 @@ class _Reader:
 
 def _points(r: _Reader, table: Any, key: str, convert: Any) -> dict[Any, str]:
     if not isinstance(table, dict) or not table:
-        raise r.fail(key, "expected a table of VALUE = ... entries, e.g. {0 = \"hf:./base\"}")
+        raise r.fail(key, 'expected a table of VALUE = ... entries, e.g. {0 = "hf:./base"}')
     return {r.value(v, f"{key}.{v}"): convert(s, f"{key}.{v}") for v, s in table.items()}
 
 
@@ -140,11 +140,9 @@ def _model(r: _Reader, raw: Any, i: int) -> ModelSpec:
         got["checkpoints"] = r.path(raw["checkpoints"], at)
     elif kind == "adapters":
         if "base" not in raw:
-            raise r.fail(f"{where}.base", "adapters need the base model's spec (base = \"hf:...\")")
+            raise r.fail(f"{where}.base", 'adapters need the base model\'s spec (base = "hf:...")')
         got["base"] = r.spec(raw["base"], f"{where}.base")
-        got["adapters"] = {
-            v: str(p) for v, p in _points(r, raw["adapters"], at, r.path).items()
-        }
+        got["adapters"] = {v: str(p) for v, p in _points(r, raw["adapters"], at, r.path).items()}
     elif kind == "factory":
         text = r.typed(raw["factory"], str, at, "module:function")
         if text.count(":") != 1 or not all(text.split(":")):

@@ -16,9 +16,7 @@ from .cells import Cell, Job, template_dir
 from .spec import Study
 
 
-def sweep_from_runs(
-    study: Study, job: Job, template: str | None, out: Path
-) -> SweepResult | None:
+def sweep_from_runs(study: Study, job: Job, template: str | None, out: Path) -> SweepResult | None:
     """One model's sweep from its finished cells (None when its reference is unfinished)."""
     from ..compare.difference import diff
     from ..report.rundir import load_run_dir

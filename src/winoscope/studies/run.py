@@ -107,4 +107,3 @@ def run_study(
     study.out.mkdir(parents=True, exist_ok=True)
     (study.out / "study.json").write_text(json.dumps(summary, indent=2, default=str), "utf-8")
     return result
-
