@@ -21,12 +21,18 @@ from pathlib import Path
 def commands() -> list[str]:
     from winoscope.cli.app import app
 
-    return [""] + [str(c.name) for c in app.registered_commands if c.name]
+    names = [""] + [str(c.name) for c in app.registered_commands if c.name]
+    for group in app.registered_groups:  # a command group (``study``) and its commands
+        sub = group.typer_instance
+        names += [str(group.name)] + [
+            f"{group.name} {c.name}" for c in sub.registered_commands if c.name
+        ]
+    return names
 
 
 def render(command: str) -> str:
     env = dict(os.environ, COLUMNS="100", TERM="dumb", NO_COLOR="1")
-    args = [sys.executable, "-m", "winoscope", *([command] if command else []), "--help"]
+    args = [sys.executable, "-m", "winoscope", *command.split(), "--help"]
     return subprocess.run(args, capture_output=True, text=True, env=env, check=True).stdout
 
 
@@ -40,7 +46,7 @@ def main() -> int:
     if args.action == "write":
         args.folder.mkdir(parents=True, exist_ok=True)
     for c in names:
-        path = args.folder / f"{c or 'winoscope'}.txt"
+        path = args.folder / f"{c.replace(' ', '-') or 'winoscope'}.txt"
         text = render(c)
         if args.action == "write":
             path.write_text(text, encoding="utf-8")

@@ -19,7 +19,7 @@ app = typer.Typer(
 
 FILE = Annotated[Path, typer.Argument(help="The study file (.toml, .yaml or .yml).")]
 SLURM_HELP = (
-    "Slurm setting KEY=VALUE over the file's [slurm] table (repeatable): partition, gpus, "
+    "Slurm setting KEY=VALUE over the study file's slurm table (repeatable): partition, gpus, "
     "cpus, time (minutes), mem, account, array_parallelism, extra (an #SBATCH option, "
     "e.g. extra=--qos=high), setup (a shell line), wait (minutes to wait for the jobs)."
 )
