@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import shutil
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -33,9 +35,23 @@ def shared_data() -> Path:
 
 # Engines some tests need: a test marked with one is skipped where the engine is missing, and
 # fails instead (a skip included) when WINOSCOPE_REQUIRE names it (CI's environment for it sets it).
+@functools.cache
+def slurm_answers() -> bool:
+    """Slurm's commands are installed and a controller answers (``sinfo``, at most 20 s): the
+    packages alone, without a running cluster (CI's main suite after a first run), are not
+    enough."""
+    if shutil.which("sbatch") is None or shutil.which("sinfo") is None:
+        return False
+    try:
+        done = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
 ENGINES: dict[str, Callable[[], bool]] = {
     "vllm": lambda: importlib.util.find_spec("vllm") is not None,
-    "slurm": lambda: shutil.which("sbatch") is not None,
+    "slurm": slurm_answers,
 }
 
 
@@ -46,7 +62,7 @@ def required_engines() -> set[str]:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     for name, available in ENGINES.items():
         if item.get_closest_marker(name) is not None and not available():
-            message = f"{name} is not installed here"
+            message = f"{name} is not installed or not answering here"
             if name in required_engines():
                 pytest.fail(message + f" (required: WINOSCOPE_REQUIRE={name})")
             pytest.skip(message)
