@@ -30,7 +30,7 @@ values = [0, 2, 5]
 [slurm]
 time = 10
 array_parallelism = 2
-wait = 6
+wait = 4
 """
 
 

@@ -31,6 +31,7 @@ def test_a_cancelled_and_a_killed_job_are_reported_and_a_rerun_completes_the_stu
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from winoscope.studies import load_study, plan_cells, run_study
+    from winoscope.studies.slurm import SlurmError
 
     monkeypatch.setenv("STUDY_TINY_DIR", str(build_tiny_models(tmp_path / "tiny")))
     local = run_study(load_study(write_study(tmp_path, "local", "local.toml")), "local")
@@ -49,6 +50,8 @@ def test_a_cancelled_and_a_killed_job_are_reported_and_a_rerun_completes_the_stu
     )
     runner.start()
     wait_until(lambda: len(ids) == 2, 60, "both array tasks submitted")
+    with pytest.raises(SlurmError, match=f"job {ids[0]}"):  # no second copy while queued
+        run_study(study, "slurm")
     first_two = [c for j in jobs for c in j.cells[:2]]
     wait_until(lambda: all(c.finished() for c in first_two), 240, "two cells of each job")
     subprocess.run(["scancel", ids[0]], check=True, timeout=30)

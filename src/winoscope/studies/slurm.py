@@ -23,6 +23,8 @@ from .outcome import ACTIVE, JobOutcome, outcome_from
 from .spec import SlurmOptions, Study
 
 QUERY_TIMEOUT_S = 60.0
+# the most seconds a new submission waits for the jobs of the last one to finish ending
+COMPLETING_WAIT_S = 120.0
 
 
 class SlurmError(WinoscopeError):
@@ -55,9 +57,9 @@ def submitit_parameters(o: SlurmOptions, name: str) -> dict[str, Any]:
     return params
 
 
-def sacct_states(job_ids: Sequence[str]) -> dict[str, str]:
-    """Each array task's state (``123_4`` -> ``CANCELLED``) from ``sacct``; a task not yet
-    listed on its own is pending."""
+def sacct_states(job_ids: Sequence[str], unlisted: str = "PENDING") -> dict[str, str]:
+    """Each array task's state (``123_4`` -> ``CANCELLED``) from ``sacct``; a task not listed
+    on its own reads ``unlisted`` (a task of a pending array is listed only once it starts)."""
     if not job_ids:
         return {}
     arrays = sorted({j.split("_")[0] for j in job_ids})
@@ -68,11 +70,45 @@ def sacct_states(job_ids: Sequence[str]) -> dict[str, str]:
         ).stdout
     except (OSError, subprocess.SubprocessError) as exc:
         raise SlurmError(f"{' '.join(cmd)} failed: {exc}") from None
-    states = {}
+    states: dict[str, str] = {}
+    waiting: dict[str, str] = {}  # an array's tasks that have not started: 123_[2-5%2]
     for line in out.splitlines():
         jid, _, state = line.partition("|")
-        states[jid.strip()] = state.split()[0] if state.strip() else "UNKNOWN"
-    return {j: states.get(j, "PENDING") for j in job_ids}
+        jid, got = jid.strip(), (state.split() or ["UNKNOWN"])[0]
+        if "_[" in jid:
+            waiting[jid.split("_")[0]] = got
+        else:
+            states[jid] = got
+    return {j: states.get(j, waiting.get(j.split("_")[0], unlisted)) for j in job_ids}
+
+
+def queued() -> dict[str, str]:
+    """Every job the controller holds now (``squeue``, array tasks one by one): id -> state."""
+    cmd = ["squeue", "-h", "-r", "-o", "%i|%T"]
+    try:
+        out = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=QUERY_TIMEOUT_S, check=True
+        ).stdout
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise SlurmError(f"{' '.join(cmd)} failed: {exc}") from None
+    return dict(line.strip().partition("|")[::2] for line in out.splitlines() if "|" in line)
+
+
+def earlier_jobs_active(study: Study) -> list[str]:
+    """The jobs of the study's last submission (``OUT/slurm/jobs.json``) still queued or
+    running (``squeue``: accounting may not list a job just submitted): a second submission
+    would run their cells twice."""
+    path = study.out / "slurm" / "jobs.json"
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    now = queued()
+    return [
+        f"{model} (job {v['job_id']}, {now[str(v['job_id'])]})"
+        for model, v in record.items()
+        if now.get(str(v["job_id"]), "") in ACTIVE
+    ]
 
 
 def submit(study: Study, jobs: Sequence[Job]) -> list[Any]:
@@ -101,6 +137,17 @@ def run_slurm(
     study: Study, jobs: Sequence[Job], *, poll_s: float = 3.0, on_submit: Any = None
 ) -> list[JobOutcome]:
     """Submit the jobs as one array and wait (at most ``study.slurm.wait`` minutes)."""
+    active = earlier_jobs_active(study)
+    ending = time.monotonic() + COMPLETING_WAIT_S  # jobs being cleaned up: wait a little
+    while active and all("COMPLETING" in a for a in active) and time.monotonic() < ending:
+        time.sleep(poll_s)
+        active = earlier_jobs_active(study)
+    if active:
+        raise SlurmError(
+            f"jobs of this study's last submission are still queued or running: "
+            f"{', '.join(active)}; wait for them (winoscope study merge merges what they "
+            "finish) or cancel them with scancel, then run the study again"
+        )
     since = time.time()
     submitted = submit(study, jobs)
     ids = [str(s.job_id) for s in submitted]
@@ -109,7 +156,14 @@ def run_slurm(
     deadline = time.monotonic() + study.slurm.wait * 60
     states: dict[str, str] = {}
     while True:
-        states = sacct_states(ids)
+        try:
+            states = sacct_states(ids)
+        except SlurmError:  # a slow or restarting slurmdbd: ask again until the deadline
+            states = states or dict.fromkeys(ids, "UNKNOWN")
+            if time.monotonic() > deadline:
+                break
+            time.sleep(poll_s)
+            continue
         if all(s not in ACTIVE for s in states.values()) or time.monotonic() > deadline:
             break
         time.sleep(poll_s)
