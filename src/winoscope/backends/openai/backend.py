@@ -66,12 +66,15 @@ from .parse import (
     label_scores,
     letter_mass,
     load_json,
+    no_template,
     parse_retry_after,
     redact,
+    refused,
     snippet,
     top_from_chat,
     top_from_completions,
 )
+from .token_ids import EchoPlan, TokenPrompts, echo_sums
 
 __all__ = [
     "EARLY_STOP",
@@ -123,6 +126,13 @@ class OpenAIBackend:
     stats: dict[str, int] = field(default_factory=dict)
     _body_parts: tuple[bytes, bytes] | None = field(default=None, init=False, repr=False)
     _cloze_tokens: int = field(default=0, init=False, repr=False)
+    _tokens: TokenPrompts | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        spec = self.params.get("tokenizer")
+        if spec:
+            chat = self.mode == "chat-letters"
+            self._tokens = TokenPrompts(spec, chat=chat, system=self.params.get("system"))
 
     @property
     def mode(self) -> str:
@@ -149,9 +159,24 @@ class OpenAIBackend:
 
     # ----------------------------------------------------------------- payloads and parsing
     def endpoint(self) -> str:
-        return "/completions" if self.mode in ("letters", "cloze") else "/chat/completions"
+        if self._tokens is not None or self.mode in ("letters", "cloze"):
+            return "/completions"
+        return "/chat/completions"
 
-    def payload(self, req: Request) -> dict[str, Any]:
+    def plan(self, req: Request) -> EchoPlan | None:
+        """The request as token-id prompts when a tokenizer is given (else None)."""
+        return None if self._tokens is None else self._tokens.plan(req)
+
+    def payload(self, req: Request, plan: EchoPlan | None = None) -> dict[str, Any]:
+        if plan is not None:
+            return {
+                "model": self.model,
+                "prompt": plan.prompts,
+                "max_tokens": self._cloze_tokens,
+                "echo": True,
+                "logprobs": 1,
+                "temperature": 0.0,
+            }
         if self.mode == "cloze":
             return {
                 "model": self.model,
@@ -183,11 +208,11 @@ class OpenAIBackend:
             body[self.token_param] = p["max_tokens"]
         return body
 
-    def encode(self, req: Request) -> bytes:
+    def encode(self, req: Request, plan: EchoPlan | None = None) -> bytes:
         """``payload(req)`` as JSON bytes; for one-prompt modes the rest is encoded once and
         the prompt spliced in."""
-        if self.mode == "cloze":
-            return json.dumps(self.payload(req), ensure_ascii=False).encode("utf-8")
+        if plan is not None or self.mode == "cloze":
+            return json.dumps(self.payload(req, plan), ensure_ascii=False).encode("utf-8")
         parts = self._body_parts
         if parts is None:
             mark = "\u0000winoscope-prompt\u0000"
@@ -196,7 +221,9 @@ class OpenAIBackend:
             parts = self._body_parts = (before.encode("utf-8"), after.encode("utf-8"))
         return parts[0] + json.dumps(req.prompt, ensure_ascii=False).encode("utf-8") + parts[1]
 
-    def parse(self, req: Request, raw: bytes, latency: float, key: str = "") -> Response:
+    def parse(
+        self, req: Request, raw: bytes, latency: float, key: str = "", plan: EchoPlan | None = None
+    ) -> Response:
         """Turn a 200 body into a response. Unreadable: ``RetryableError``; readable but
         unusable (empty answer, no log-probabilities): ``RequestFailed``."""
         body = load_json(raw, key)
@@ -207,6 +234,11 @@ class OpenAIBackend:
             "latency_s": latency,
         }
         try:
+            if plan is not None:
+                scores, counts, mass = plan.option_scores(echo_sums(body, plan))
+                return Response(
+                    **base, option_logprobs=scores, option_token_counts=counts, letter_mass=mass
+                )
             if self.mode == "chat":
                 text, finish = chat_text(body)  # an answer echoing the key is masked too
                 return Response(**base, text=redact(text, key), finish_reason=finish)
@@ -307,19 +339,20 @@ class OpenAIBackend:
         aiohttp = transport.aiohttp
         last = ""
         attempt = 0
+        plan = self.plan(req)
         while True:
             url = urls[(index + attempt) % len(urls)]
             wait: float | None = None
             started = time.perf_counter()
             sent_tokens = self._cloze_tokens
-            body = self.encode(req)
+            body = self.encode(req, plan)
             try:
                 self.stats["http_calls"] += 1
                 answer = await transport.post(url, body)
                 latency = time.perf_counter() - started
                 status = answer.status
                 if status == 200:
-                    return self.parse(req, answer.body, latency, key), None
+                    return self.parse(req, answer.body, latency, key, plan), None
                 detail = snippet(answer.body, key)
                 if status in FATAL_STATUS:
                     raise BackendError(
@@ -328,7 +361,13 @@ class OpenAIBackend:
                         + (", the proxy" if status == 407 else "")
                         + f" and the API key in ${self.api_key_env}"
                     )
-                if status == 400 and self.mode == "cloze" and sent_tokens == 0:
+                if status == 400 and url.endswith("/chat/completions") and no_template(detail):
+                    raise BackendError(
+                        f"{url}: the server has no chat template for model '{self.model}' "
+                        f"({detail}): start it with a template (vLLM: --chat-template FILE), "
+                        "or score without chat (-M mode=letters or cloze)"
+                    )
+                if status == 400 and sent_tokens == 0 and (plan or self.mode == "cloze"):
                     self._cloze_tokens = 1  # the server refuses max_tokens=0: ask with 1
                     continue
                 if status >= 500 or status in RETRY_STATUS:
@@ -358,6 +397,12 @@ class OpenAIBackend:
                 why = redact(f"HTTP {exc.status} {exc.message}", key)
                 raise BackendError(f"the proxy refused the connection to {url}: {why}") from None
             except (aiohttp.ClientError, OSError) as exc:
+                if refused(exc) and len(urls) == 1:
+                    # nothing listens there: waiting would not change that
+                    raise BackendError(
+                        f"{url}: connection refused (no server is listening there); start the "
+                        "server or check --base-url"
+                    ) from None
                 last = f"{type(exc).__name__}: {exc}"
             if attempt >= self.max_retries:
                 break
