@@ -89,7 +89,12 @@ def raw_rate(url: str, bodies: list[bytes], concurrency: int) -> float:
 
 
 def run_pair(
-    base_url: str, model: str, reqs: list[Request], concurrency: int, rounds: int = 2, **options: Any
+    base_url: str,
+    model: str,
+    reqs: list[Request],
+    concurrency: int,
+    rounds: int = 2,
+    **options: Any,
 ) -> dict[str, float]:
     """Requests per second of ``openai:`` and of a bare aiohttp client on the same bodies."""
     backend = create_backend(f"openai:{model}", base_url=base_url, concurrency=concurrency,
@@ -110,7 +115,7 @@ def main() -> None:
     ap.add_argument("--model", type=Path, default=None, help="a model folder (default: tiny)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        model = args.model or build_tiny_gpt2(Path(tmp) / "tiny", n_positions=1024)
+        model = args.model or build_tiny_gpt2(Path(tmp) / "tiny", n_positions=1024, n_head=1)
         with vllm_server(model, name="m", max_model_len=1024) as server:
             warm = workload(64, cloze=False)
             run_pair(server.base_url, "m", warm, args.concurrency, rounds=1, mode="letters")

@@ -125,7 +125,8 @@ def vllm_server(
     cmd += list(extra)
     env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "HF_HUB_OFFLINE": "1",
            "TRANSFORMERS_OFFLINE": "1", "VLLM_NO_USAGE_STATS": "1"}  # fmt: skip
-    with tempfile.TemporaryDirectory(prefix="winoscope-vllm-") as tmp:
+    keep = os.environ.get("WINOSCOPE_VLLM_LOG_DIR")  # keep the server's log there
+    with tempfile.TemporaryDirectory(prefix="winoscope-vllm-", dir=keep) as tmp:
         log = Path(tmp) / "server.log"
         with open(log, "wb") as out:
             process = subprocess.Popen(
@@ -146,4 +147,9 @@ def vllm_server(
                 time.sleep(1.0)
             yield server
         finally:
+            died = process.poll()
             stop(process)
+            if keep:
+                (Path(keep) / f"{name}-{port}.log").write_bytes(log.read_bytes())
+            if died is not None:
+                print(f"the vLLM server had exited ({died}):\n{server.log_tail()}")

@@ -29,14 +29,17 @@ from winoscope.tasks import TASKS, get_task
 
 pytestmark = pytest.mark.vllm
 
-LIMIT = int(os.environ.get("WINOSCOPE_VLLM_LIMIT", "2"))
+LIMIT = int(os.environ.get("WINOSCOPE_VLLM_LIMIT", "2"))  # rows per task (tiny model)
+GEMMA_LIMIT = int(os.environ.get("WINOSCOPE_VLLM_GEMMA_LIMIT", "1"))  # ~0.35 s a sentence
 PER_TOKEN = 1e-4
 FIGURES = os.environ.get("WINOSCOPE_VLLM_FIGURES")  # a JSON-lines file for the figures
 
 
 @pytest.fixture(scope="module")
 def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_gpt2(tmp_path_factory.mktemp("served") / "tiny", chat=True, n_positions=1024)
+    return build_tiny_gpt2(
+        tmp_path_factory.mktemp("served") / "tiny", chat=True, n_positions=1024, n_head=1
+    )
 
 
 @pytest.fixture(scope="module")
@@ -58,11 +61,11 @@ def gemma_server(gemma_dir: Path) -> Iterator[VLLMServer]:
         yield server
 
 
-def task_requests(task: str, protocol: str) -> list[Request]:
-    """The first ``LIMIT`` rows' requests of ``task`` under ``protocol`` (cloze or lettered)."""
+def task_requests(task: str, protocol: str, limit: int = LIMIT) -> list[Request]:
+    """The first ``limit`` rows' requests of ``task`` under ``protocol`` (cloze or lettered)."""
     mode = "cloze" if protocol == "cloze" else "letters"
     options = {"base_url": "http://127.0.0.1:9/v1", "mode": mode}
-    config = RunConfig(task, "openai:x", backend_options=options, limit=LIMIT, store=False,
+    config = RunConfig(task, "openai:x", backend_options=options, limit=limit, store=False,
                        protocol="cloze" if protocol == "cloze" else None)  # fmt: skip
     return plan(config).requests
 
@@ -112,26 +115,26 @@ def tasks_for(protocol: str) -> list[str]:
     return out
 
 
-def check_model(server: VLLMServer, model_dir: Path, modes: list[str]) -> None:
+def check_model(server: VLLMServer, model_dir: Path, modes: list[str], limit: int) -> None:
     for mode, hf_mode, hf_options in MODES:
         if mode not in modes:
             continue
         protocol = "cloze" if mode == "cloze" else "choice"
         hf = create_backend(f"hf:{model_dir}", mode=hf_mode, threads=1, **hf_options)
         oa = create_backend(f"openai:{server.name}", base_url=server.base_url, mode=mode,
-                            tokenizer=str(model_dir), concurrency=8)  # fmt: skip
+                            tokenizer=str(model_dir), concurrency=8, timeout=600)  # fmt: skip
         for task in tasks_for(protocol):
-            reqs = task_requests(task, protocol)
+            reqs = task_requests(task, protocol, limit)
             compare(f"{model_dir.name} {mode} {task}", reqs, list(hf.respond(reqs)),
                     list(oa.respond(reqs)))  # fmt: skip
 
 
 def test_tiny_equals_hf_in_every_scoring_mode(tiny_server: VLLMServer, tiny_dir: Path) -> None:
-    check_model(tiny_server, tiny_dir, ["cloze", "letters", "chat-letters"])
+    check_model(tiny_server, tiny_dir, ["cloze", "letters", "chat-letters"], LIMIT)
 
 
 def test_gemma_equals_hf_in_cloze_and_letters(gemma_server: VLLMServer, gemma_dir: Path) -> None:
-    check_model(gemma_server, gemma_dir, ["cloze", "letters"])
+    check_model(gemma_server, gemma_dir, ["cloze", "letters"], GEMMA_LIMIT)
 
 
 def test_gemma_text_offsets_refuse_instead_of_a_wrong_number(gemma_server: VLLMServer) -> None:

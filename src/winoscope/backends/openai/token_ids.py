@@ -121,9 +121,11 @@ class TokenPrompts:
             conts = [[ids] for ids in per_label]
         else:
             conts = [[[t] for t in ids] for ids in per_label]
-        prompts, spans, groups = [], [], []
+        prompts: list[list[int]] = []
+        spans: list[tuple[int, int]] = []
+        groups: list[list[int]] = []
         for options in conts:
-            group = []
+            group: list[int] = []
             for cont in options:
                 group.append(len(prompts))
                 prompts.append(prompt + cont)
