@@ -32,10 +32,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from tiny_lm import build_tiny_gpt2  # noqa: E402
-from vllm_server import vllm_server  # noqa: E402
-from winoscope.backends import create_backend  # noqa: E402
-from winoscope.records import Option, Request  # noqa: E402
+from tiny_lm import build_tiny_gpt2
+from vllm_server import vllm_server
+from winoscope.backends import create_backend
+from winoscope.records import Option, Request
 
 PAIRS = [("лікар", "медсестра"), ("водій", "секретарка"), ("юрист", "вихователька"),
          ("механік", "прибиральниця"), ("програміст", "бухгалтерка")]  # fmt: skip
