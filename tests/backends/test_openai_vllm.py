@@ -12,12 +12,14 @@ The openai side sends token ids built with the model's tokenizer (``-M tokenizer
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from shared_paths import SHARED_DATA
 from tiny_lm import build_tiny_gpt2
 from vllm_server import VLLMServer, vllm_server
 from winoscope.backends import create_backend
@@ -30,7 +32,7 @@ from winoscope.tasks import TASKS, get_task
 pytestmark = pytest.mark.vllm
 
 LIMIT = int(os.environ.get("WINOSCOPE_VLLM_LIMIT", "2"))  # rows per task (tiny model)
-GEMMA_LIMIT = int(os.environ.get("WINOSCOPE_VLLM_GEMMA_LIMIT", "1"))  # ~0.35 s a sentence
+GEMMA_REQUESTS = int(os.environ.get("WINOSCOPE_VLLM_GEMMA_REQUESTS", "6"))  # per task
 PER_TOKEN = 1e-4
 FIGURES = os.environ.get("WINOSCOPE_VLLM_FIGURES")  # a JSON-lines file for the figures
 
@@ -61,11 +63,20 @@ def gemma_server(gemma_dir: Path) -> Iterator[VLLMServer]:
         yield server
 
 
+# the English releases live in ../shared/data (the Ukrainian and Swedish samples are bundled)
+DATA = {
+    "winobias-en": "winobias-en",
+    "winogender-en": "winogender-en",
+    "winopron-en": "winopron-en",
+}
+
+
 def task_requests(task: str, protocol: str, limit: int = LIMIT) -> list[Request]:
     """The first ``limit`` rows' requests of ``task`` under ``protocol`` (cloze or lettered)."""
     mode = "cloze" if protocol == "cloze" else "letters"
     options = {"base_url": "http://127.0.0.1:9/v1", "mode": mode}
-    config = RunConfig(task, "openai:x", backend_options=options, limit=limit, store=False,
+    data = SHARED_DATA / DATA[task] if task in DATA else None
+    config = RunConfig(task, "openai:x", backend_options=options, limit=limit, store=False, data=data,
                        protocol="cloze" if protocol == "cloze" else None)  # fmt: skip
     return plan(config).requests
 
@@ -84,6 +95,7 @@ def compare(label: str, requests: list[Request], hf: list[Response], oa: list[Re
         if b.option_token_counts is not None:
             assert b.option_token_counts == a.option_token_counts, (label, req.request_id)
         for x, y, n in zip(a.option_logprobs, b.option_logprobs, counts, strict=True):
+            assert math.isfinite(x) and math.isfinite(y), (label, req.request_id, x, y)
             worst = max(worst, abs(x - y) / n)
         pick_a = max(range(len(req.options)), key=lambda i: a.option_logprobs[i])
         pick_b = max(range(len(req.options)), key=lambda i: b.option_logprobs[i])
@@ -115,7 +127,10 @@ def tasks_for(protocol: str) -> list[str]:
     return out
 
 
-def check_model(server: VLLMServer, model_dir: Path, modes: list[str], limit: int) -> None:
+def check_model(
+    server: VLLMServer, model_dir: Path, modes: list[str], first: int | None = None
+) -> None:
+    """Every task of each mode; ``first``: only that many requests of each task."""
     for mode, hf_mode, hf_options in MODES:
         if mode not in modes:
             continue
@@ -124,17 +139,17 @@ def check_model(server: VLLMServer, model_dir: Path, modes: list[str], limit: in
         oa = create_backend(f"openai:{server.name}", base_url=server.base_url, mode=mode,
                             tokenizer=str(model_dir), concurrency=8, timeout=600)  # fmt: skip
         for task in tasks_for(protocol):
-            reqs = task_requests(task, protocol, limit)
+            reqs = task_requests(task, protocol)[:first]
             compare(f"{model_dir.name} {mode} {task}", reqs, list(hf.respond(reqs)),
                     list(oa.respond(reqs)))  # fmt: skip
 
 
 def test_tiny_equals_hf_in_every_scoring_mode(tiny_server: VLLMServer, tiny_dir: Path) -> None:
-    check_model(tiny_server, tiny_dir, ["cloze", "letters", "chat-letters"], LIMIT)
+    check_model(tiny_server, tiny_dir, ["cloze", "letters", "chat-letters"])
 
 
 def test_gemma_equals_hf_in_cloze_and_letters(gemma_server: VLLMServer, gemma_dir: Path) -> None:
-    check_model(gemma_server, gemma_dir, ["cloze", "letters"], GEMMA_LIMIT)
+    check_model(gemma_server, gemma_dir, ["cloze", "letters"], GEMMA_REQUESTS)
 
 
 def test_gemma_text_offsets_refuse_instead_of_a_wrong_number(gemma_server: VLLMServer) -> None:
