@@ -116,6 +116,8 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=512)
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--model", type=Path, default=None, help="a model folder (default: tiny)")
+    ap.add_argument("--only", default="", help="run the cases whose label contains this")
+    ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         model = args.model or build_tiny_gpt2(Path(tmp) / "tiny", n_positions=1024, n_head=1)
@@ -128,8 +130,10 @@ def main() -> None:
                 ("cloze, token ids", True, {"mode": "cloze", "tokenizer": str(model)}),
             ]
             for label, cloze, options in cases:
+                if args.only not in label:
+                    continue
                 reqs = workload(args.requests, cloze)
-                fig = run_pair(server.base_url, "m", reqs, args.concurrency, **options)
+                fig = run_pair(server.base_url, "m", reqs, args.concurrency, args.rounds, **options)
                 print(
                     f"{label:22s} {args.concurrency} in flight: openai {fig['openai_rps']:7.1f}"
                     f" req/s, aiohttp {fig['aiohttp_rps']:7.1f} req/s, ratio {fig['ratio']:.3f}",
