@@ -23,9 +23,10 @@ CHAT_TEMPLATE = (
 
 
 def build_tiny_gpt2(
-    out: Path, *, seed: int = 0, chat: bool = False, n_positions: int = 256
+    out: Path, *, seed: int = 0, chat: bool = False, n_positions: int = 256, n_head: int = 2
 ) -> Path:
-    """Write a tokenizer and a random 2-layer GPT-2 to ``out`` and return it."""
+    """Write a tokenizer and a random 2-layer GPT-2 to ``out`` and return it (``n_head=1``:
+    heads of 32 dimensions, which vLLM's CPU attention supports; 16 it does not)."""
     import torch
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
     from tokenizers import decoders as tk_decoders
@@ -55,7 +56,7 @@ def build_tiny_gpt2(
         n_positions=n_positions,
         n_embd=32,
         n_layer=2,
-        n_head=2,
+        n_head=n_head,
         bos_token_id=fast.bos_token_id,
         eos_token_id=fast.eos_token_id,
     )

@@ -275,14 +275,18 @@ def test_closing_the_iterator_early_cancels_the_rest() -> None:
     assert n < 20
 
 
-def test_a_server_that_is_not_there_gives_errors_not_a_crash() -> None:
+def test_servers_that_are_not_there_give_errors_not_a_crash() -> None:
+    """Several base URLs, all refusing: retried on the next URL, then per-request errors (one
+    refusing URL alone stops the run at once: test_openai_token_ids)."""
     import socket
 
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    ports = []
+    for _ in range(2):
+        with socket.socket() as s:  # a port nobody listens on
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])
     reqs = make_requests(2)
-    out = ask(f"http://127.0.0.1:{port}/v1", reqs, max_retries=2)
+    out = ask([f"http://127.0.0.1:{p}/v1" for p in ports], reqs, max_retries=2)
     assert len(out) == len(reqs)
     for r in out.values():
         assert r.error is not None and "3 attempts" in r.error

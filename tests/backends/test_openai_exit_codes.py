@@ -97,3 +97,21 @@ def test_run_outcome_counts_by_hand() -> None:
     everything_failed = run_outcome(failed, 8, max_failed_share=1.0)
     assert everything_failed["status"] == "failed" and everything_failed["success"] is False
     assert run_outcome({}, 0)["status"] == "ok"
+
+
+def test_a_refused_connection_stops_in_seconds_naming_the_url(tmp_path: Path) -> None:
+    """Nothing listens at the base URL: not retried for 46 s; one line naming the URL."""
+    import socket
+    import time
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    started = time.monotonic()
+    proc = run_cli(url, tmp_path / "run", "--max-retries", "5")
+    elapsed = time.monotonic() - started
+    assert proc.returncode == 2, proc.stderr
+    assert f"{url}/chat/completions: connection refused" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert elapsed < 30  # the interpreter's start included; retrying took 46 s before

@@ -165,9 +165,11 @@ def test_cloze_offsets_pick_the_continuation_tokens() -> None:
     body = {
         "choices": [
             # "Ctx is ab" as "Ctx", " is", " a", "b", then a generated token after the end
-            {"index": 0, "logprobs": {"text_offset": [0, 3, 6, 8, 9],
+            {"index": 0, "logprobs": {"tokens": ["Ctx", " is", " a", "b", "!"],
+                                      "text_offset": [0, 3, 6, 8, 9],
                                       "token_logprobs": [None, -1.0, -0.5, -0.25, -9.0]}},
-            {"index": 1, "logprobs": {"text_offset": [0, 3, 6, 8],
+            {"index": 1, "logprobs": {"tokens": ["Ctx", " is", " c", " d"],
+                                      "text_offset": [0, 3, 6, 8],
                                       "token_logprobs": [None, -1.0, -0.75, -0.5]}},
         ]
     }  # fmt: skip

@@ -79,6 +79,35 @@ def echo_logprobs(text: str, generated: int) -> dict[str, Any]:
     }
 
 
+def id_logprob(token_id: int) -> float:
+    """Echoed log-probability of a prompt token sent as an id: ``-0.01 * (id % 100) - 0.01``."""
+    return -0.01 * (token_id % 100) - 0.01
+
+
+def echo_id_logprobs(ids: list[int], generated: int) -> dict[str, Any]:
+    """The ``logprobs`` object of an echoed completion of a token-id prompt: one token per id
+    (its text ``<id>``), the first without a log-probability (see :func:`id_logprob`)."""
+    tokens = [f"<{t}>" for t in ids] + [GENERATED[0]] * generated
+    lps: list[float | None] = [None if i == 0 else id_logprob(t) for i, t in enumerate(ids)]
+    lps += [GENERATED[1]] * generated
+    offsets, pos = [], 0
+    for tok in tokens:
+        offsets.append(pos)
+        pos += len(tok)
+    return {
+        "tokens": tokens,
+        "token_logprobs": lps,
+        "text_offset": offsets,
+        "top_logprobs": [
+            None if lp is None else {t: lp} for t, lp in zip(tokens, lps, strict=True)
+        ],
+    }
+
+
+def is_ids(prompt: Any) -> bool:
+    return isinstance(prompt, list) and all(isinstance(t, int) for t in prompt)
+
+
 def prompt_of(body: dict[str, Any]) -> str:
     if "messages" in body:
         return str(body["messages"][-1]["content"])
@@ -114,13 +143,19 @@ def answer_body(path: str, body: dict[str, Any], letter: str) -> dict[str, Any]:
             }
         return {**base, "object": "chat.completion", "choices": [choice]}
     prompts = body.get("prompt", "")
-    prompts = prompts if isinstance(prompts, list) else [prompts]
+    # one prompt (text or ids) or a list of them
+    prompts = prompts if isinstance(prompts, list) and not is_ids(prompts) else [prompts]
     choices = []
     for i, prompt in enumerate(prompts):
         if body.get("echo"):
             generated = int(body.get("max_tokens") or 0)
-            choice = {"index": i, "text": str(prompt) + " A" * generated, "finish_reason": "length"}
-            choice["logprobs"] = echo_logprobs(str(prompt), generated)
+            if is_ids(prompt):
+                lp = echo_id_logprobs(prompt, generated)
+                text = "".join(lp["tokens"])
+            else:
+                lp = echo_logprobs(str(prompt), generated)
+                text = str(prompt) + " A" * generated
+            choice = {"index": i, "text": text, "finish_reason": "length", "logprobs": lp}
         else:
             choice = {"index": i, "text": " " + letter, "finish_reason": "length"}
             if body.get("logprobs"):

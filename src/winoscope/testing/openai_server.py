@@ -12,7 +12,8 @@ get no fault. Fault names are the keys of
     python -m winoscope.testing.openai_server --port 8000 --latency 0.05
 
 ``/completions`` with ``echo`` returns made-up but deterministic log-probabilities for the
-prompt's own tokens (see :func:`echo_logprobs`), so cloze scoring can be checked by hand.
+prompt's own tokens (see :func:`echo_logprobs`), so cloze scoring can be checked by hand;
+a prompt sent as token ids is echoed one token per id (see :func:`echo_id_logprobs`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from aiohttp import web
 from .openai_answers import (
     FAULTS,
     answer_body,
+    echo_id_logprobs,
     echo_logprobs,
     faulty_answer,
     pick_letter,
@@ -47,6 +49,7 @@ __all__ = [
     "Call",
     "RunningServer",
     "StubBehaviour",
+    "echo_id_logprobs",
     "echo_logprobs",
     "pick_letter",
     "serve_in_thread",

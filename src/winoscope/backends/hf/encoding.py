@@ -129,3 +129,22 @@ class ClozeEncoder:
         whole = self.encode(context + continuation)
         context_enc = self.encode(context)
         return context_enc, whole[len(context_enc) :]
+
+
+def render_chat(tokenizer: Any, prompt: str, system: str | None = None) -> str:
+    """The prompt as the user turn of the tokenizer's chat template, ready for the answer."""
+    messages = [{"role": "user", "content": prompt}]
+    if system:
+        messages.insert(0, {"role": "system", "content": system})
+    return str(tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False))
+
+
+def prompt_token_ids(
+    tokenizer: Any, prompt: str, *, chat: bool = False, system: str | None = None
+) -> list[int]:
+    """Token ids of a prompt as the model reads it: the tokenizer's default special tokens
+    (Gemma's BOS), or the chat template's text, which carries its own special tokens."""
+    if chat:
+        text = render_chat(tokenizer, prompt, system)
+        return [int(t) for t in tokenizer(text, add_special_tokens=False)["input_ids"]]
+    return [int(t) for t in tokenizer(prompt)["input_ids"]]

@@ -175,23 +175,27 @@ class HFLocalBackend:
 
     def chat_text(self, prompt: str) -> str:
         """The prompt as the user turn of the chat template, ready for the assistant's answer."""
-        tok = self.load().tokenizer
-        messages = [{"role": "user", "content": prompt}]
-        if self.base_params.get("system"):
-            messages.insert(0, {"role": "system", "content": str(self.base_params["system"])})
+        from .encoding import render_chat
+
         try:
-            return str(
-                tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
-            )
+            return render_chat(self.load().tokenizer, prompt, self.base_params.get("system"))
         except Exception as exc:
             raise BackendError(f"{self.kind}:{self.model}: chat template failed: {exc}") from exc
 
     def prompt_ids(self, prompt: str) -> list[int]:
         """Token ids of the prompt as the model reads it (in the chat template when on)."""
+        from .encoding import prompt_token_ids
+
         tok = self.load().tokenizer
         if self.mode in ("generate", "letters") and self.base_params.get("chat"):
-            return list(tok(self.chat_text(prompt), add_special_tokens=False)["input_ids"])
-        return list(tok(prompt)["input_ids"])
+            system = self.base_params.get("system")
+            try:
+                return prompt_token_ids(tok, prompt, chat=True, system=system)
+            except Exception as exc:
+                raise BackendError(
+                    f"{self.kind}:{self.model}: chat template failed: {exc}"
+                ) from exc
+        return prompt_token_ids(tok, prompt)
 
     def continuation_ids(self, req: Request) -> list[list[int]]:
         tok = self.load().tokenizer

@@ -17,8 +17,14 @@ Four modes (the ``mode`` option, recorded in ``params``):
 - ``cloze``: cloze requests (context, continuations) scored from ``/completions`` with
   ``echo=true, logprobs=1, max_tokens=0`` and one prompt per option (``context + continuation``,
   sent as a list in one call): each option's score is the sum of the log-probabilities of the
-  tokens whose ``text_offset`` lies in its continuation. A server that refuses ``max_tokens=0``
-  is asked with 1 (the generated token lies after the prompt and is not counted).
+  tokens whose ``text_offset`` lies in its continuation, where that split is exact
+  (:func:`.parse.cloze_scores`; else the run stops naming ``tokenizer``). A server that refuses
+  ``max_tokens=0`` is asked with 1 (the generated token lies after the prompt and is not
+  counted).
+
+With ``tokenizer`` (the served model's tokenizer), ``cloze``, ``letters`` and ``chat-letters``
+send token-id prompts to ``/completions`` with ``echo`` and read exactly the scored positions,
+as ``hf:`` splits them (:mod:`.token_ids`): no top-k list, no text offsets.
 
 Requests run concurrently on one asyncio loop in a background thread (:mod:`.loop_thread`,
 so ``respond`` stays a plain iterator), at most ``concurrency`` in flight, spread round-robin over every base URL; a
@@ -41,7 +47,6 @@ of every error message before any message is cut short.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import threading
@@ -55,23 +60,22 @@ from typing import Any
 from ...errors import BackendError
 from ...records import Request, Response
 from ..base import CHOICE_PROTOCOLS, Description, backend
+from .bodies import RequestBodies
 from .http import Transport, proxy_summary
 from .options import build_backend_settings, cli_backend_options, normalise_base_url
 from .parse import (
     RequestFailed,
     RetryableError,
     backoff_delay,
-    chat_text,
-    cloze_scores,
     label_scores,
-    letter_mass,
-    load_json,
+    no_template,
     parse_retry_after,
     redact,
+    refused,
     snippet,
-    top_from_chat,
-    top_from_completions,
 )
+from .statuses import FATAL_STATUS, raise_for_status
+from .token_ids import TokenPrompts
 
 __all__ = [
     "EARLY_STOP",
@@ -95,15 +99,11 @@ MODE_PROTOCOLS: Mapping[str, frozenset[str]] = MappingProxyType(
     }
 )
 MODES = tuple(MODE_PROTOCOLS)
-FATAL_STATUS = {401: "unauthorised", 403: "forbidden", 404: "not found",
-                407: "proxy authentication required"}  # fmt: skip
-RETRY_STATUS = {408, 409, 425, 429}
-WAIT_STATUS = {429, 503}  # statuses whose Retry-After is honoured
 EARLY_STOP = 20  # the first this many answers failing the same deterministic way stop the run
 
 
 @dataclass
-class OpenAIBackend:
+class OpenAIBackend(RequestBodies):
     """Requests to OpenAI-compatible servers; see the module docstring for the behaviour."""
 
     model: str
@@ -123,18 +123,17 @@ class OpenAIBackend:
     stats: dict[str, int] = field(default_factory=dict)
     _body_parts: tuple[bytes, bytes] | None = field(default=None, init=False, repr=False)
     _cloze_tokens: int = field(default=0, init=False, repr=False)
+    _tokens: TokenPrompts | None = field(default=None, init=False, repr=False)
 
-    @property
-    def mode(self) -> str:
-        return str(self.params["mode"])
+    def __post_init__(self) -> None:
+        spec = self.params.get("tokenizer")
+        if spec:
+            chat = self.mode == "chat-letters"
+            self._tokens = TokenPrompts(spec, chat=chat, system=self.params.get("system"))
 
     @property
     def modes(self) -> Mapping[str, frozenset[str]]:
         return MODE_PROTOCOLS
-
-    @property
-    def token_param(self) -> str:
-        return str(self.params.get("token_param", "max_tokens"))
 
     @property
     def protocols(self) -> frozenset[str]:
@@ -146,89 +145,6 @@ class OpenAIBackend:
     def transport_info(self) -> dict[str, Any]:
         """For the manifest: whether requests went through a proxy (never its address)."""
         return proxy_summary(list(self.base_urls), self.proxy)
-
-    # ----------------------------------------------------------------- payloads and parsing
-    def endpoint(self) -> str:
-        return "/completions" if self.mode in ("letters", "cloze") else "/chat/completions"
-
-    def payload(self, req: Request) -> dict[str, Any]:
-        if self.mode == "cloze":
-            return {
-                "model": self.model,
-                "prompt": [req.prompt + o.text for o in req.options],
-                "max_tokens": self._cloze_tokens,
-                "echo": True,
-                "logprobs": 1,
-                "temperature": 0.0,
-            }
-        return self._payload(req.prompt)
-
-    def _payload(self, prompt: str) -> dict[str, Any]:
-        p = self.params
-        body: dict[str, Any] = {"model": self.model, "temperature": p["temperature"]}
-        if "seed" in p:
-            body["seed"] = p["seed"]
-        if self.mode == "letters":
-            body.update(prompt=prompt, max_tokens=1, logprobs=p["top_logprobs"])
-            return body
-        messages = []
-        if p.get("system"):
-            messages.append({"role": "system", "content": p["system"]})
-        messages.append({"role": "user", "content": prompt})
-        body["messages"] = messages
-        if self.mode == "chat-letters":
-            body.update(logprobs=True, top_logprobs=p["top_logprobs"])
-            body[self.token_param] = 1
-        else:
-            body[self.token_param] = p["max_tokens"]
-        return body
-
-    def encode(self, req: Request) -> bytes:
-        """``payload(req)`` as JSON bytes; for one-prompt modes the rest is encoded once and
-        the prompt spliced in."""
-        if self.mode == "cloze":
-            return json.dumps(self.payload(req), ensure_ascii=False).encode("utf-8")
-        parts = self._body_parts
-        if parts is None:
-            mark = "\u0000winoscope-prompt\u0000"
-            text = json.dumps(self._payload(mark), ensure_ascii=False)
-            before, after = text.split(json.dumps(mark), 1)
-            parts = self._body_parts = (before.encode("utf-8"), after.encode("utf-8"))
-        return parts[0] + json.dumps(req.prompt, ensure_ascii=False).encode("utf-8") + parts[1]
-
-    def parse(self, req: Request, raw: bytes, latency: float, key: str = "") -> Response:
-        """Turn a 200 body into a response. Unreadable: ``RetryableError``; readable but
-        unusable (empty answer, no log-probabilities): ``RequestFailed``."""
-        body = load_json(raw, key)
-        base: dict[str, Any] = {
-            "request_id": req.request_id,
-            "backend": self.kind,
-            "model": self.model,
-            "latency_s": latency,
-        }
-        try:
-            if self.mode == "chat":
-                text, finish = chat_text(body)  # an answer echoing the key is masked too
-                return Response(**base, text=redact(text, key), finish_reason=finish)
-            if self.mode == "cloze":
-                sums, counts = cloze_scores(body, req)
-                return Response(**base, option_logprobs=sums, option_token_counts=counts)
-            # one token is asked for, so finish_reason (``length``) says nothing: not kept
-            top = top_from_completions(body) if self.mode == "letters" else top_from_chat(body)
-            labels = [o.label for o in req.options]
-            return Response(
-                **base,
-                option_logprobs=label_scores(top, labels),
-                letter_mass=letter_mass(top, labels),
-            )
-        except RequestFailed:
-            raise
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError, OverflowError,
-                RecursionError) as exc:  # fmt: skip
-            why = redact(str(exc), key)
-            raise RetryableError(
-                f"malformed response body ({why}): {snippet(raw, key, 120)}"
-            ) from None
 
     # ----------------------------------------------------------------------------- running
     def respond(self, requests: Sequence[Request]) -> Iterator[Response]:
@@ -307,37 +223,33 @@ class OpenAIBackend:
         aiohttp = transport.aiohttp
         last = ""
         attempt = 0
+        plan = self.plan(req)
         while True:
             url = urls[(index + attempt) % len(urls)]
             wait: float | None = None
             started = time.perf_counter()
             sent_tokens = self._cloze_tokens
-            body = self.encode(req)
+            body = self.encode(req, plan)
             try:
                 self.stats["http_calls"] += 1
                 answer = await transport.post(url, body)
                 latency = time.perf_counter() - started
                 status = answer.status
                 if status == 200:
-                    return self.parse(req, answer.body, latency, key), None
+                    return self.parse(req, answer.body, latency, key, plan), None
                 detail = snippet(answer.body, key)
-                if status in FATAL_STATUS:
-                    raise BackendError(
-                        f"{answer.url} answered HTTP {status} ({FATAL_STATUS[status]}): "
-                        f"{detail}; check the base URL, the model name '{self.model}'"
-                        + (", the proxy" if status == 407 else "")
-                        + f" and the API key in ${self.api_key_env}"
-                    )
-                if status == 400 and self.mode == "cloze" and sent_tokens == 0:
+                if (
+                    status == 400
+                    and sent_tokens == 0
+                    and (plan or self.mode == "cloze")
+                    and "max_tokens" in detail  # not a prompt over the context, say
+                ):
                     self._cloze_tokens = 1  # the server refuses max_tokens=0: ask with 1
                     continue
-                if status >= 500 or status in RETRY_STATUS:
-                    if status in WAIT_STATUS:
-                        wait = parse_retry_after(answer.headers.get("retry-after"))
-                        if wait is not None:
-                            wait = min(wait, self.retry_after_cap)
-                    raise RetryableError(f"HTTP {status}: {detail}", wait)
-                raise RequestFailed(f"HTTP {status}: {detail}", signature=f"HTTP {status}")
+                why = self._why_not(answer.url, url, status, detail)
+                if why is not None:
+                    raise BackendError(why)
+                raise_for_status(status, detail, answer.headers, self.retry_after_cap)
             except BackendError as exc:  # a stop names a Location or a body: mask the key
                 raise BackendError(redact(str(exc), key)) from None
             except RetryableError as exc:
@@ -358,6 +270,12 @@ class OpenAIBackend:
                 why = redact(f"HTTP {exc.status} {exc.message}", key)
                 raise BackendError(f"the proxy refused the connection to {url}: {why}") from None
             except (aiohttp.ClientError, OSError) as exc:
+                if refused(exc) and len(urls) == 1:
+                    # nothing listens there: waiting would not change that
+                    raise BackendError(
+                        f"{url}: connection refused (no server is listening there); start the "
+                        "server or check --base-url"
+                    ) from None
                 last = f"{type(exc).__name__}: {exc}"
             if attempt >= self.max_retries:
                 break
@@ -370,6 +288,23 @@ class OpenAIBackend:
             attempt += 1
             await asyncio.sleep(delay)
         return self._error(req, f"{last} (after {self.max_retries + 1} attempts)", key), None
+
+    def _why_not(self, answer_url: str, url: str, status: int, detail: str) -> str | None:
+        """Why the run stops at this answer (a wrong key, URL or model; no chat template)."""
+        if status in FATAL_STATUS:
+            return (
+                f"{answer_url} answered HTTP {status} ({FATAL_STATUS[status]}): {detail}; check "
+                f"the base URL, the model name '{self.model}'"
+                + (", the proxy" if status == 407 else "")
+                + f" and the API key in ${self.api_key_env}"
+            )
+        if status == 400 and url.endswith("/chat/completions") and no_template(detail):
+            return (
+                f"{url}: the server has no chat template for model '{self.model}' ({detail}): "
+                "start it with a template (vLLM: --chat-template FILE), or score without chat "
+                "(-M mode=letters or cloze)"
+            )
+        return None
 
     def _error(
         self, req: Request, message: str, key: str = "", finish_reason: str | None = None

@@ -36,6 +36,7 @@ DEFAULTS: dict[str, Any] = {
     "backoff_cap": 20.0,
     "proxy": None,
     "server_id": None,
+    "tokenizer": None,
 }
 
 
@@ -109,6 +110,15 @@ def build_backend_settings(
         params["system"] = str(o["system"])
     if temp > 0 and mode != "cloze":
         params["seed"] = int(o["seed"])
+    if o["tokenizer"]:
+        if mode == "chat":
+            raise BackendError(
+                "option tokenizer= is for the scoring modes (cloze, letters, chat-letters), "
+                "not mode chat"
+            )
+        params["tokenizer"] = str(o["tokenizer"])
+        params["scoring"] = "token ids, echoed log-probabilities"
+        params.pop("top_logprobs", None)
     if o["server_id"]:
         params["server"] = str(o["server_id"])
     elif urls != (DEFAULT_BASE_URL,):

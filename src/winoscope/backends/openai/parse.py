@@ -10,6 +10,7 @@ the backend uses to stop a run whose first answers all fail the same way.
 from __future__ import annotations
 
 import email.utils
+import errno
 import json
 import math
 import random
@@ -225,19 +226,32 @@ def top_from_chat(body: Any) -> dict[str, float]:
     return top
 
 
+OFFSETS_HINT = (
+    "pass -M tokenizer=MODEL_DIR_OR_ID (the served model's tokenizer) to send token ids and "
+    "score exactly"
+)
+
+
 def cloze_scores(body: Any, req: Request) -> tuple[tuple[float, ...], tuple[int, ...]]:
-    """Summed log-probability and token count of each option's continuation.
+    """Summed log-probability and token count of each option's continuation, found from text
+    offsets (without a tokenizer; see :mod:`.token_ids` for the exact token-id path).
 
     The body answers one prompt per option (``context + continuation``, echoed); a token
     counts for the continuation when its ``text_offset`` is at or after the context's length
-    and before the prompt's end (a generated token, when the server had to generate one, is
-    after the end).
+    (trailing whitespace excluded, as lm-evaluation-harness moves it to the continuation) and
+    before the prompt's end (a generated token, when the server had to generate one, is after
+    the end). This is exact only when the echoed tokens spell the prompt and one of them starts
+    at the boundary; anything else (a BOS token's text shifting every offset, characters split
+    across byte tokens, a token across the boundary) stops the run with
+    :class:`~winoscope.errors.BackendError` naming the ``tokenizer`` option, never a guess.
     """
+    from ...errors import BackendError
+
     choices = body["choices"]
     if not isinstance(choices, list) or len(choices) != len(req.options):
         raise ValueError(f"expected {len(req.options)} choices")
     by_index = {int(c.get("index", i)): c for i, c in enumerate(choices)}
-    start = len(req.prompt)
+    start = len(req.prompt.rstrip())
     sums, counts = [], []
     for i, opt in enumerate(req.options):
         lp = by_index[i].get("logprobs")
@@ -247,10 +261,24 @@ def cloze_scores(body: Any, req: Request) -> tuple[tuple[float, ...], tuple[int,
                 "scoring (completions with echo and logprobs)",
                 signature="no logprobs",
             )
-        end = start + len(opt.text)
+        text = req.prompt + opt.text
+        end = len(text)
+        tokens = [str(t) for t in lp.get("tokens") or []]
+        offsets = [int(o) for o in lp["text_offset"]]
+        spelled = "".join(t for t, o in zip(tokens, offsets, strict=False) if o < end)
+        if spelled != text or start not in offsets:
+            why = (
+                "the echoed tokens do not spell the prompt"
+                if spelled != text
+                else "no token starts where the continuation does"
+            )
+            raise BackendError(
+                f"cloze scoring from text offsets is not exact here ({why}: "
+                f"{spelled[:60]!r}...); {OFFSETS_HINT}"
+            )
         total, n = 0.0, 0
-        for off, value in zip(lp["text_offset"], lp["token_logprobs"], strict=True):
-            if start <= int(off) < end:
+        for off, value in zip(offsets, lp["token_logprobs"], strict=True):
+            if start <= off < end:
                 total += logprob(value, f"log-probability at offset {off}")
                 n += 1
         if n == 0:
@@ -258,3 +286,18 @@ def cloze_scores(body: Any, req: Request) -> tuple[tuple[float, ...], tuple[int,
         sums.append(total)
         counts.append(n)
     return tuple(sums), tuple(counts)
+
+
+def no_template(detail: str) -> bool:
+    """Whether an HTTP 400 says the model has no chat template (vLLM: "default chat template
+    is no longer allowed"; others: "chat template")."""
+    return "chat template" in detail.lower() or "chat_template" in detail.lower()
+
+
+def refused(exc: BaseException) -> bool:
+    """Whether a connection failed because nothing listens at the address (every address
+    the host name gave refused)."""
+    err = getattr(exc, "os_error", exc)
+    return (
+        isinstance(err, ConnectionRefusedError) or getattr(err, "errno", None) == errno.ECONNREFUSED
+    )
