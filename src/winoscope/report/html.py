@@ -211,7 +211,9 @@ def _missing(value: object) -> bool:
 
 def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
     from ..limit import partial_note
+    from ..scoring.answer_quality import count_totals, degenerate_warning, quality_of
     from .identity import identity_lines, store_note, tags_text
+    from .markdown import answers_line
 
     man = rr.manifest
     metrics = rr.metrics
@@ -222,10 +224,9 @@ def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
     count_cols, count_rows = records_table(counts)
     test_cols, test_rows = records_table(rr.result.tests)
     ex_cols, ex_rows = example_rows(rr.predictions, rr.task.prediction_column)
-    totals: dict[str, Any] = {}
-    for key in ("rows", "scored", "invalid", "missing"):
-        if counts and key in counts[0]:
-            totals[key] = int(sum(int(c[key]) for c in counts))
+    totals: dict[str, Any] = count_totals(counts)
+    quality = quality_of(man, counts)
+    warning = degenerate_warning(quality)
     return (
         environment()
         .get_template("run.html.j2")
@@ -252,6 +253,8 @@ def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
             identity=identity_lines(man),
             tags=tags_text(man),
             not_stored=store_note(man),
+            degenerate=warning[0].upper() + warning[1:] if warning else None,
+            answers=answers_line(man, quality),
         )
     )
 

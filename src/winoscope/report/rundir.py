@@ -64,6 +64,14 @@ class RunDir:
         return f"{self.model} [{format_tags(self.tags)}]" if self.tags else self.model
 
     @property
+    def quality(self) -> dict[str, Any]:
+        """Invalid and failed rates, and whether the run is degenerate
+        (:mod:`winoscope.scoring.answer_quality`)."""
+        from ..scoring.answer_quality import quality_of
+
+        return quality_of(self.manifest, self.counts)
+
+    @property
     def dataset_key(self) -> str:
         """What identifies the data: hub revision, else file sha256, else location."""
         src = self.manifest.get("dataset", {}).get("source", {}) or {}
