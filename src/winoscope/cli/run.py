@@ -177,6 +177,16 @@ def run(
         bool,
         typer.Option("--quiet", "-q", metavar="", help="No progress bar.", rich_help_panel=OUTPUT),
     ] = False,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            metavar="",
+            help="Replace a run directory that holds a run of another task or model (refused "
+            "without it); rerunning the same run resumes either way.",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = False,
     resume: Annotated[
         bool,
         typer.Option(
@@ -294,6 +304,7 @@ def run(
             limit=limit,
             tags=parse_tags(tag),
             skip_bad_rows=skip_bad_rows,
+            overwrite=overwrite,
             backend_options=merge_backend_options(
                 cli_backend_options(
                     model,
