@@ -7,7 +7,7 @@ import re
 
 #: characters of a value a message quotes at most (a 5-million-character cell is not echoed)
 QUOTE_LIMIT = 200
-_LONG_QUOTED = re.compile(r"'[^'\n]{%d,}'|\"[^\"\n]{%d,}\"" % (QUOTE_LIMIT + 1, QUOTE_LIMIT + 1))
+_LONG_QUOTED = re.compile(rf"'[^'\n]{{{QUOTE_LIMIT + 1},}}'|\"[^\"\n]{{{QUOTE_LIMIT + 1},}}\"")
 
 
 def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
