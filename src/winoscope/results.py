@@ -226,9 +226,10 @@ def _with_interval(value: object, lo: object, hi: object, signed: bool) -> str:
 
 def _model_text(manifest: dict[str, Any]) -> str:
     """The model spec with the run's tags: ``hf:base [alpha=4 method=steer]``."""
+    from .backends.base import model_display
     from .tags import format_tags
 
-    spec = str((manifest.get("model") or {}).get("spec", "?"))
+    spec = model_display(manifest.get("model") or {})
     tags = manifest.get("tags")
     return f"{spec} [{format_tags(tags)}]" if isinstance(tags, dict) and tags else spec
 

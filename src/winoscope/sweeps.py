@@ -145,6 +145,16 @@ def _utility_numbers(
     return out, source
 
 
+def _sample_banner(runs: Any) -> str | None:
+    from .report.rundir import SAMPLE_BANNER
+
+    def sample(rr: Any) -> bool:
+        ds = rr.manifest.get("dataset") or {}
+        return bool(ds.get("is_sample")) or (ds.get("source") or {}).get("kind") == "sample"
+
+    return SAMPLE_BANNER if any(sample(rr) for rr in runs) else None
+
+
 def sweep(
     tasks: Any,
     points: PointSource,
@@ -268,6 +278,7 @@ def sweep(
             "reference_reason": reference_reason
             or ("given as reference" if reference is not None else "the first point given"),
             "degenerate": degenerate_points(table, typed[ref]),
+            "sample_banner": _sample_banner(runs.values()),
             "duration_s": round(time.time() - started, 3),
         },
         out=out_dir,

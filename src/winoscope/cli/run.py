@@ -357,7 +357,10 @@ def run(
             raise typer.Exit(1)
         return
     report_validation(rr.validation, rr.result.notes)
-    print_summary(rr.metrics, title=f"{task} · {model}", manifest=rr.manifest)
+    from ..backends.base import model_display
+
+    label = model_display(rr.manifest.get("model") or {})
+    print_summary(rr.metrics, title=f"{task} · {label}", manifest=rr.manifest)
     report_request_errors(rr.manifest, rr.errors)
     print_run_notes(rr.manifest)
     degenerate_fails = warn_degenerate(rr.manifest, strict)

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DatasetError, ScoringError, TaskError
+from ..report.index import sample_banner
 from ..report.rundir import RunDir, load_predictions, load_run_dir
 from ..scoring.answer_quality import (
     built_on_degenerate,
@@ -295,6 +296,7 @@ def diff(
         "answers_a": quality_text(qa),
         "answers_b": quality_text(qb),
         "degenerate": [k for k, q in (("A", qa), ("B", qb)) if q.get("degenerate")],
+        "sample_banner": sample_banner([a, b]),
         "comparability": [d["note"] for d in differences([a, b])],
         "p_boot": "two-sided bootstrap p of B - A = 0",
         "holm_family": describe_family(

@@ -50,6 +50,7 @@ from .figures import (
     styled,
 )
 from .html import environment
+from .index import sample_banner
 from .rundir import RunDir, load_run_dir
 from .tables import fmt_ci
 
@@ -309,6 +310,7 @@ def render_compare_html(
             tasks=tasks,
             flags=flags,
             degenerate=degenerate_notes(runs),
+            sample_banner=sample_banner(runs),
             figures=figures,
             runs=listing,
             fmt_ci=fmt_ci,

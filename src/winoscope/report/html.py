@@ -210,6 +210,7 @@ def _missing(value: object) -> bool:
 
 
 def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
+    from ..backends.base import model_display
     from ..limit import partial_note
     from ..scoring.answer_quality import count_totals, degenerate_warning, quality_of
     from .identity import identity_lines, store_note, tags_text
@@ -231,7 +232,7 @@ def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
         environment()
         .get_template("run.html.j2")
         .render(
-            title=f"{rr.task.name} · {man['model']['spec']}",
+            title=f"{rr.task.name} · {model_display(man['model'])}",
             man=man,
             ds=man["dataset"],
             src=man["dataset"].get("source", {}),

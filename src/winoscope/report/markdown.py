@@ -127,6 +127,7 @@ def answers_line(manifest: dict[str, Any], quality: dict[str, Any]) -> str:
 
 
 def render_markdown(rr: RunResult) -> str:
+    from ..backends.base import model_display
     from ..limit import partial_note
     from ..protocols.forced_choice import letter_mass_lines
     from ..scoring.answer_quality import degenerate_warning, quality_of
@@ -135,7 +136,7 @@ def render_markdown(rr: RunResult) -> str:
     ds = man["dataset"]
     src = ds["source"]
     lines = [
-        f"# {rr.task.name} · {man['model']['spec']}",
+        f"# {rr.task.name} · {model_display(man['model'])}",
         "",
     ]
     partial = partial_note(man)
