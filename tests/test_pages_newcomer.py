@@ -79,3 +79,32 @@ def test_a_peft_adapter_is_in_the_model_label(tmp_path: Path) -> None:
     rr = winoscope.run("winobias-uk", f"hf:{base}", backend_options={"peft": str(tmp_path / "adapter")},
                        limit=1, n_boot=20)  # fmt: skip
     assert label in repr(rr)
+
+
+def test_the_swedish_nli_report_explains_its_columns_and_names_its_gap(tmp_path: Path) -> None:
+    out = tmp_path / "sv"
+    assert cli("run", "swewinogender", "-m", "baseline:agreement", "-q", "--bootstrap", "20",
+               "--out", str(out))[0] == 0  # fmt: skip
+    md = (out / "report.md").read_text()
+    assert "«Teknikern sa till kunden att han kunde betala kontant.»" in md
+    assert "pronoun/hon-han" in md and "read_as_neutral" in md
+    assert "«Teknikern sa till" in (out / "report.html").read_text()
+    import json
+
+    counts = json.loads((out / "metrics.json").read_text())["counts"]
+    assert "read_as_neutral" in counts[0] and "contradiction_as_neutral" not in counts[0]
+    # the signed-gap figure: its axis names the quantity and lies inside the figure
+    import pandas as pd
+
+    from winoscope.report.plots import gap_figure
+
+    fig = gap_figure(pd.read_csv(out / "metrics.csv"), ["accuracy_gap"])
+    ax = fig.axes[0]
+    label = ax.get_xlabel()
+    assert "accuracy with hon or hen − accuracy with han" in label.replace("\n", " ")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    box = ax.xaxis.label.get_window_extent(fig.canvas.get_renderer())
+    assert box.y0 >= 0 and box.x0 >= 0 and box.x1 <= fig.bbox.width  # not clipped

@@ -44,7 +44,7 @@ def invalid_pattern(
 
     per_row: dict[str, list[tuple[str, str | None]]] = {}
     for req in requests:
-        if req.kind != "choice" or req.order is None:
+        if req.kind not in ("choice", "nli") or req.order is None or not req.options:
             continue
         role = answer_role(req, responses.get(req.request_id))
         letter = None if role in (INVALID, ERROR) else _letter(req, role)

@@ -256,6 +256,7 @@ def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
             not_stored=store_note(man),
             degenerate=warning[0].upper() + warning[1:] if warning else None,
             answers=answers_line(man, quality),
+            columns=[str(c) for c in rr.result.settings.get("columns") or ()],
         )
     )
 

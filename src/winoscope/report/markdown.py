@@ -183,6 +183,7 @@ def render_markdown(rr: RunResult) -> str:
         "",
         "## Metrics",
         "",
+        *column_lines(rr.result.settings.get("columns")),
         metric_table(rr.metrics),
     ]
     if rr.result.tests and not all("pro_only_correct" in t for t in rr.result.tests):
@@ -227,6 +228,11 @@ def render_markdown(rr: RunResult) -> str:
     if man.get("prompt_template"):
         lines += ["## Prompt template", "", "```", man["prompt_template"]["text"], "```", ""]
     return "\n".join(lines)
+
+
+def column_lines(columns: Any) -> list[str]:
+    """The scorer's explanation of its columns (SweWinogender's NLI view), as paragraphs."""
+    return [line for text in columns or () for line in (str(text), "")]
 
 
 def compact_params(params: dict[str, Any]) -> dict[str, Any]:
