@@ -29,6 +29,7 @@ from winoscope.families.winobias.dataset import UK as winobias_uk
 from winoscope.families.winopron.dataset import UK as winopron_uk
 
 HUGE = "x" * 300_000
+CELL = "y" * 5_000_000  # a 5-million-character cell: quoted a few hundred characters at most
 WHERE = re.compile(r"\b(row|line)s? \d+")
 
 
@@ -158,6 +159,15 @@ def _dup_header_damage(src: Source) -> None:
 
 
 TABLE_DAMAGE["wrong_type"] = (True, _table(_wrong_int))
+# an enum in upper case on every row: every row fails the enum check, none is left
+TABLE_DAMAGE["upper_case_enum"] = (
+    True,
+    _table(lambda s, d: d.assign(**{_cols(s, s.enum): d[_cols(s, s.enum)].str.upper()})),
+)
+TABLE_DAMAGE["huge_enum_cell"] = (
+    True,
+    _table(lambda s, d: d.assign(**{_cols(s, s.enum): [CELL, *list(d[_cols(s, s.enum)][1:])]})),
+)
 TABLE_DAMAGE["duplicated_column"] = (False, _dup_header_damage)
 
 
@@ -262,10 +272,10 @@ def _sources(root: Path) -> dict[str, Source]:
 TABLE_SOURCES = ["winobias-uk", "winobias-uk/coref", "winopron-uk", "winopron-uk:prompts", "swewinogender", "winogender-en"]  # fmt: skip
 COMMANDS = ("validate", "run --strict", "run")
 # damage a plain run (no --strict) must refuse too: blocking findings and load errors
-BLOCKING = {"duplicated_row", "contradicting_id", "out_of_range_enum", "wrong_type", "empty_required", "nan_required", "missing_column", "renamed_column", "duplicated_column", "bad_encoding", "truncated", "empty_file", "header_only", "unbracketed_referent", "unbalanced_bracket", "no_number", "repeated_number", "unknown_occupation", "both_genders", "missing_partner", "empty_list", "missing_list"}  # fmt: skip
+BLOCKING = {"upper_case_enum", "huge_enum_cell", "duplicated_row", "contradicting_id", "out_of_range_enum", "wrong_type", "empty_required", "nan_required", "missing_column", "renamed_column", "duplicated_column", "bad_encoding", "truncated", "empty_file", "header_only", "unbracketed_referent", "unbalanced_bracket", "no_number", "repeated_number", "unknown_occupation", "both_genders", "missing_partner", "empty_list", "missing_list"}  # fmt: skip
 # winogender's all_sentences.tsv is read by position (sentid, sentence), as published: no enum
 # or integer column, and a renamed or added header column changes nothing
-SKIP = {("winogender-en", "out_of_range_enum"), ("winogender-en", "wrong_type"), ("winogender-en", "renamed_column"), ("winogender-en", "duplicated_column"), ("winopron-uk:prompts", "wrong_type")}  # fmt: skip
+SKIP = {("winopron-uk:prompts", "upper_case_enum"), ("winogender-en", "upper_case_enum"), ("winogender-en", "huge_enum_cell"), ("winogender-en", "out_of_range_enum"), ("winogender-en", "wrong_type"), ("winogender-en", "renamed_column"), ("winogender-en", "duplicated_column"), ("winopron-uk:prompts", "wrong_type")}  # fmt: skip
 # a JSON-lines file has no header line: "header only" is one record, an incomplete set whose
 # (non-blocking) findings a plain run reports and runs with
 SKIP_RUN = {("swewinogender", "header_only")}
@@ -297,6 +307,7 @@ def invoke(*args: str) -> tuple[int, str]:
 def check(code: int, out: str, named: str, row_level: bool) -> None:
     assert code in (1, 2), (code, out[-2000:])
     assert "Traceback" not in out, out[-2000:]
+    assert len(out) < 100_000, (len(out), out[:2000])  # no cell echoed whole
     assert named in out.replace("\n", ""), (named, out[-2000:])  # the console may wrap it
     if row_level:
         assert WHERE.search(out), out[-2000:]
@@ -368,3 +379,78 @@ def test_damaged_predictions_end_in_exit_1_or_2(
     code, out = invoke("score", "--task", task, "-p", str(path), "--bootstrap", "5",
                        *(["--strict"] if strict else []))  # fmt: skip
     check(code, out, path.name, row_level)
+
+
+# --- one pass, file and line: the findings a reader needs all at once --------------------------
+
+
+def test_every_finding_of_a_file_in_one_pass(tmp_path: Path, shared_data: Path) -> None:
+    """An unknown split on row 1, an empty role on row 4, an empty split on row 6: all three."""
+    src = _sources(tmp_path)["winobias-uk"]
+    df = _frame(src)
+    df.loc[0, "split"] = "nosuch"
+    df.loc[3, "coreference_role"] = ""
+    df.loc[5, "split"] = ""
+    _write(src, df)
+    code, out = invoke("validate", "winobias-uk", "--data", str(src.data))
+    text = out.replace("\n", "")
+    assert code == 1 and "Traceback" not in out
+    assert "row 1, field 'split': invalid value 'nosuch'" in text
+    assert "row 4, field 'coreference_role': empty value" in text
+    assert "row 6, field 'split': empty value" in text
+
+
+def test_upper_case_on_every_row_names_the_field_and_the_case(
+    tmp_path: Path, shared_data: Path
+) -> None:
+    for column in ("condition", "split", "variant"):
+        (tmp_path / column).mkdir()
+        src = _sources(tmp_path / column)["winobias-uk"]
+        df = _frame(src)
+        _write(src, df.assign(**{column: df[column].str.upper()}))
+        for args in (
+            ["validate", "winobias-uk", "--data", str(src.data)],
+            ["run", "winobias-uk", "-m", "baseline:first", "--data", str(src.data), "-q",
+             "--skip-bad-rows", "--out", str(tmp_path / column / "run")],
+        ):  # fmt: skip
+            code, out = invoke(*args)
+            text = out.replace("\n", "")
+            assert code == 1 and "Traceback" not in out, out[-2000:]
+            assert f"row 1, field '{column}': invalid value" in text
+            assert "the values are lower case" in text
+
+
+def test_a_five_million_character_cell_is_quoted_short(tmp_path: Path, shared_data: Path) -> None:
+    src = _sources(tmp_path)["winobias-uk"]
+    df = _frame(src)
+    df.loc[0, "split"] = CELL
+    _write(src, df)
+    code, out = invoke("validate", "winobias-uk", "--data", str(src.data))
+    assert code == 1 and len(out) < 5_000, len(out)
+    assert "(5000000 characters)" in out.replace("\n", "")
+
+
+def test_bracket_findings_name_file_and_line_and_left_out_rows_count(
+    tmp_path: Path, shared_data: Path
+) -> None:
+    src = _sources(tmp_path)["winobias-en"]
+    pro = src.data / "pro_stereotyped_type1.txt.dev"
+    lines = pro.read_text(encoding="utf-8").splitlines()
+    assert "[he]" in lines[0]  # developer: a male stereotype; the pro line gets a she
+    lines[0] = lines[0].replace("[he]", "[she]")
+    pro.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    anti = src.data / "anti_stereotyped_type1.txt.dev"
+    lines = anti.read_text(encoding="utf-8").splitlines()
+    lines[4] = lines[4].replace("]", "", 1)  # line 5 does not parse: it and its twin are out
+    anti.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out = invoke("validate", "winobias-en", "--data", str(src.data))
+    text = out.replace("\n", "")
+    assert code == 1
+    assert f"[condition] file {pro}, line 1, item validation/type1/1" in text
+    run_dir = tmp_path / "run"
+    code, out = invoke("run", "winobias-en", "-m", "baseline:first", "--data", str(src.data),
+                       "-q", "--bootstrap", "5", "--skip-bad-rows", "--out", str(run_dir))  # fmt: skip
+    assert code == 0, out[-2000:]
+    left = json.loads((run_dir / "manifest.json").read_text())["left_out"]
+    assert (left["findings"], left["rows"]) == (2, 2)
+    assert "2 row(s) removed" in out.replace("\n", "")

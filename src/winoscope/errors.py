@@ -3,6 +3,37 @@ clear line instead of a traceback."""
 
 from __future__ import annotations
 
+import re
+
+#: characters of a value a message quotes at most (a 5-million-character cell is not echoed)
+QUOTE_LIMIT = 200
+_LONG_QUOTED = re.compile(rf"'[^'\n]{{{QUOTE_LIMIT + 1},}}'|\"[^\"\n]{{{QUOTE_LIMIT + 1},}}\"")
+
+
+def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(value)``, cut to ``limit`` characters with the length said:
+    ``'xxxx…' (5000000 characters)``."""
+    text = repr(value)
+    if len(text) <= limit + 2:
+        return text
+    length = len(value) if isinstance(value, str) else len(text)
+    return f"{text[:limit]}…{text[0]} ({length} characters)"
+
+
+def cap_quotes(message: str, limit: int = QUOTE_LIMIT) -> str:
+    """Every quoted value longer than ``limit`` in ``message`` cut as :func:`quote` does."""
+    if len(message) <= limit:
+        return message
+
+    def cut(m: re.Match[str]) -> str:
+        body = m.group(0)
+        return f"{body[: limit + 1]}…{body[0]} ({len(body) - 2} characters)"
+
+    out = _LONG_QUOTED.sub(cut, message)
+    if len(out) > 4 * limit + 400:  # a long value without quotes
+        out = f"{out[: 4 * limit]}… ({len(out)} characters)"
+    return out
+
 
 class WinoscopeError(Exception):
     """Base class of every error the library raises on purpose."""
@@ -29,7 +60,7 @@ class DatasetError(WinoscopeError):
         self.row = row
         self.line = line
         self.field = field
-        self.detail = message
+        self.detail = cap_quotes(message)
         super().__init__(self._compose())
 
     def _compose(self) -> str:

@@ -52,6 +52,7 @@ class RunResult:
             ("model", _model_text(man)),
             ("data", _data_text(man)),
             *_headline_rows(self.result.metrics if self.result is not None else None),
+            *_quality_rows(man, self.result),
             (
                 "errors",
                 f"{_failed_text(man, len(self.errors))}; {invalid} validation "
@@ -155,6 +156,10 @@ class SweepResult:
         return (
             f"SweepResult({self.key}: {', '.join(map(str, self.points))}; reference "
             f"{self.reference}; tasks {', '.join(self.tasks)}; {len(self.table)} rows"
+            + "".join(
+                f"; DEGENERATE {t} {self.key}={', '.join(map(str, ps))}"
+                for t, ps in (self.settings.get("degenerate") or {}).items()
+            )
             + (f"; {self.out}" if self.out else "")
             + ")"
         )
@@ -221,9 +226,10 @@ def _with_interval(value: object, lo: object, hi: object, signed: bool) -> str:
 
 def _model_text(manifest: dict[str, Any]) -> str:
     """The model spec with the run's tags: ``hf:base [alpha=4 method=steer]``."""
+    from .backends.base import model_display
     from .tags import format_tags
 
-    spec = str((manifest.get("model") or {}).get("spec", "?"))
+    spec = model_display(manifest.get("model") or {})
     tags = manifest.get("tags")
     return f"{spec} [{format_tags(tags)}]" if isinstance(tags, dict) and tags else spec
 
@@ -264,6 +270,20 @@ def _headline_rows(metrics: pd.DataFrame | None) -> list[tuple[str, str]]:
         r = rows[rows["metric"].astype(str) == name].iloc[0]
         out.append((name, _with_interval(r["value"], r["ci_low"], r["ci_high"], name in gaps)))
     return out or [("headline", "no macro metrics")]
+
+
+def _quality_rows(manifest: dict[str, Any], result: Any) -> list[tuple[str, str]]:
+    """The invalid and failed rates, the reused and asked answers, and the degenerate-run
+    warning (first, when there is one)."""
+    from .scoring.answer_quality import quality_of, quality_text, short_warning
+
+    q = quality_of(manifest, getattr(result, "counts", ()))
+    warning = short_warning(q)
+    r = manifest.get("responses") or {}
+    answers = quality_text(q)
+    if "cached" in r or "asked" in r:
+        answers += f" · {r.get('cached', 0)} reused, {r.get('asked', 0)} asked"
+    return ([("WARNING", warning)] if warning else []) + [("answers", answers)]
 
 
 def _failed_text(manifest: dict[str, Any], shown: int) -> str:

@@ -56,6 +56,7 @@ class RunConfig:
     limit: int | None = None
     tags: Mapping[str, Any] | None = None
     skip_bad_rows: bool = False
+    overwrite: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "backend_options", dict(self.backend_options or {}))

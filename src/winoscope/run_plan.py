@@ -11,6 +11,7 @@ task's scorer declares. Nothing here talks to a model.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -208,6 +209,8 @@ def plan(config: RunConfig) -> RunPlan:
         raise ValidationFailed(issues, ds.source.location)
     ds, left_out = leave_out_blocking(ds, issues, config.skip_bad_rows)
     backend = make_backend(config)
+    if config.out is not None and not config.overwrite:
+        check_overwrite(Path(config.out), t.name, backend)
     protocol = choose_protocol(t, backend, config.protocol)
     tmpl = resolve_template(t, backend, protocol, config.template)
     requests = build_requests(t, ds, protocol, tmpl)
@@ -231,3 +234,57 @@ def plan(config: RunConfig) -> RunPlan:
         tags=run_tags,
         started=started,
     )
+
+
+#: the model parameters that make a run of the same spec another model's run: the adapter put
+#: on a path model (``-M peft=DIR``). The weights, hooks and adapters of a model under the same
+#: label or path may change between runs into one directory (the store asks again, as the
+#: documentation of live models describes); the spec is the user's name for the model.
+IDENTITY_PARAMS = ("adapter",)
+
+
+def run_identity(task: str, model: Mapping[str, Any]) -> dict[str, Any]:
+    """What makes a run directory another run: the task, the model spec and the adapter put on
+    a path model."""
+    params = model.get("params") or {}
+    return {
+        "task": task,
+        "model": str(model.get("spec", "?")),
+        **{k: params[k] for k in IDENTITY_PARAMS if params.get(k) is not None},
+    }
+
+
+def check_overwrite(out: Path, task: str, backend: Any) -> None:
+    """Refuse to write a run of another task or model into a directory holding one.
+
+    Rerunning the same run (same task, model spec and weights) resumes as before; anything else
+    would replace the earlier run's report and metrics, so it needs ``overwrite=True``
+    (``--overwrite``) or another ``out``.
+    """
+    import json
+
+    manifest_path = out / "manifest.json"
+    if not manifest_path.is_file():
+        return
+    try:
+        old = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # not a readable run: nothing of value to protect
+    if not isinstance(old, dict) or "task" not in old:
+        return
+    before = run_identity(str(old.get("task")), old.get("model") or {})
+    now = run_identity(task, {"spec": model_label(backend), "params": backend.params})
+    if before == now:
+        return
+    differs = [k for k in dict.fromkeys([*before, *now]) if before.get(k) != now.get(k)]
+    what = ", ".join(f"{k} {_short(before.get(k))} -> {_short(now.get(k))}" for k in differs)
+    raise TaskError(
+        f"{out} holds a run of {before['task']} with {before['model']}; this run is "
+        f"{now['task']} with {now['model']} ({what}): refusing to overwrite it. Give another "
+        "--out (out=...), or --overwrite (overwrite=True) to replace it"
+    )
+
+
+def _short(value: Any) -> str:
+    text = "none" if value is None else str(value)
+    return text if len(text) <= 40 else text[:16] + "…"

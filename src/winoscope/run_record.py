@@ -15,11 +15,13 @@ from typing import Any
 import pandas as pd
 
 from .datasets.validation import manifest_entry
+from .protocols.answer_pattern import invalid_pattern
 from .protocols.cloze import ORDER_NOTE, ClozeTemplate
 from .protocols.forced_choice import letter_mass_summary
 from .records import Description, Response
 from .run_plan import RunPlan
 from .runner_outcome import build_manifest, run_outcome
+from .scoring.answer_quality import answer_quality
 from .scoring.base import ScoreResult
 
 
@@ -82,6 +84,9 @@ def run_manifest(
     if mass is not None:  # instruct models that do not answer with the offered letters show
         extra["letter_mass"] = mass
     extra["outcome"] = run_outcome(answers.responses, len(plan.requests), cfg.max_failed_share)
+    extra["answer_quality"] = answer_quality(
+        result.counts, extra["outcome"], invalid_pattern(plan.requests, answers.responses)
+    )
     if description.transport is not None:
         extra["transport"] = dict(description.transport)
     if isinstance(plan.template, ClozeTemplate):

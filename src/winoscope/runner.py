@@ -179,6 +179,10 @@ def run(
     items of every stratum, with all their variants and option orders (:mod:`winoscope.limit`);
     the manifest's ``partial`` entry and every report say so.
 
+    A run directory that holds a run of another task or model (another spec, checkpoint
+    fingerprint, live weights or adapter) is not overwritten: :class:`TaskError` names both,
+    unless ``overwrite=True``; rerunning the same run into it resumes.
+
     ``tags`` record what was done to the model (``{"method": "steer", "alpha": 4}``,
     :mod:`winoscope.tags`): the manifest, the reports, ``show``, ``compare``, ``diff`` and
     sweeps show them; they never key stored answers.

@@ -31,6 +31,9 @@ SWEEP_COLUMNS = [
     "diff_high",
     "p_boot",
     "p_holm",
+    "invalid_rate",
+    "failed_rate",
+    "degenerate",
 ]
 UTILITY_COLUMNS = ["task", "point", "utility", "ci_low", "ci_high", "source"]
 
@@ -40,8 +43,10 @@ def metric_rows(
 ) -> list[dict[str, Any]]:
     """The headline and overall metrics of one run's summary stratum."""
     from .compare.diff_result import summary_rows
+    from .scoring.answer_quality import quality_of
     from .scoring.metric import get_metric, headline_metrics
 
+    q = quality_of(rr.manifest, rr.result.counts)
     m = rr.metrics
     summary = m[summary_rows(m)]
     from .scoring.decision import absolute_twin
@@ -73,9 +78,20 @@ def metric_rows(
                 "diff_high": math.nan,
                 "p_boot": math.nan,
                 "p_holm": math.nan,
+                "invalid_rate": q.get("invalid_rate"),
+                "failed_rate": q.get("failed_rate"),
+                "degenerate": bool(q.get("degenerate")),
             }
         )
     return out
+
+
+def degenerate_points(table: pd.DataFrame, reference: Any) -> dict[str, list[Any]]:
+    """Per task, the points whose run is degenerate (at least half its scored rows invalid)."""
+    if table.empty or "degenerate" not in table.columns:
+        return {}
+    bad = table[table["degenerate"].astype(bool)]
+    return {str(t): list(dict.fromkeys(g["point"])) for t, g in bad.groupby("task", sort=False)}
 
 
 def add_differences(rows: list[dict[str, Any]], task: str, point: Any, table: pd.DataFrame) -> None:

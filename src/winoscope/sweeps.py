@@ -42,6 +42,7 @@ from .run_config import RunConfig
 from .sweep_tables import (
     SWEEP_COLUMNS,
     add_differences,
+    degenerate_points,
     holm_across_points,
     metric_rows,
     sorted_table,
@@ -144,6 +145,16 @@ def _utility_numbers(
     return out, source
 
 
+def _sample_banner(runs: Any) -> str | None:
+    from .report.rundir import SAMPLE_BANNER
+
+    def sample(rr: Any) -> bool:
+        ds = rr.manifest.get("dataset") or {}
+        return bool(ds.get("is_sample")) or (ds.get("source") or {}).get("kind") == "sample"
+
+    return SAMPLE_BANNER if any(sample(rr) for rr in runs) else None
+
+
 def sweep(
     tasks: Any,
     points: PointSource,
@@ -158,6 +169,7 @@ def sweep(
     seed: int = 0,
     quiet: bool = True,
     config: RunConfig | None = None,
+    reference_reason: str | None = None,
     **run_options: Any,
 ) -> SweepResult:
     """Run ``tasks`` at every point and compare each point with ``reference`` (module doc).
@@ -170,7 +182,9 @@ def sweep(
     ``run_options`` go to every :func:`winoscope.run` (``data``, ``limit``,
     ``scorer_options`` ...), or ``config`` (a :class:`~winoscope.run_config.RunConfig`) gives
     every point's settings, its task, model, ``out`` and tags replaced by the point's; ``tags``
-    are added to every point's own ``{key: value}``.
+    are added to every point's own ``{key: value}``. ``reference_reason`` says why the
+    reference is the reference on the page (default: ``given as reference`` or ``the first
+    point given``).
     """
     from .compare.difference import diff
     from .runner import run
@@ -261,6 +275,10 @@ def sweep(
             "seed": seed,
             "tags": extra,
             "holm": "across the sweep's points, per task, metric and measure",
+            "reference_reason": reference_reason
+            or ("given as reference" if reference is not None else "the first point given"),
+            "degenerate": degenerate_points(table, typed[ref]),
+            "sample_banner": _sample_banner(runs.values()),
             "duration_s": round(time.time() - started, 3),
         },
         out=out_dir,

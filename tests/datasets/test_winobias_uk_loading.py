@@ -117,19 +117,23 @@ def test_bad_enum_names_row_and_field(tmp_path: Path) -> None:
 
 
 def test_non_integer_item_number(tmp_path: Path) -> None:
+    """A blocking finding naming row and field (the row left out), so that every problem of
+    the file is reported in one pass."""
     raw = sample_frame()
     raw.loc[2, "item_number"] = "three"
-    with pytest.raises(DatasetError) as err:
-        winobias_uk.load(_write(tmp_path, raw))
-    assert (err.value.row, err.value.field) == (3, "item_number")
+    ds = winobias_uk.load(_write(tmp_path, raw))
+    [f] = ds.findings
+    assert (f.check, f.row, f.field, f.blocking) == ("type", 3, "item_number", True)
+    assert "expected an integer, got 'three'" in f.message and len(ds) == len(raw) - 1
 
 
 def test_empty_value_names_row(tmp_path: Path) -> None:
     raw = sample_frame()
     raw.loc[10, "sentence_uk"] = ""
-    with pytest.raises(DatasetError) as err:
-        winobias_uk.load(_write(tmp_path, raw))
-    assert (err.value.row, err.value.field) == (11, "sentence_uk")
+    ds = winobias_uk.load(_write(tmp_path, raw))
+    [f] = ds.findings
+    assert (f.check, f.row, f.field, f.blocking) == ("required", 11, "sentence_uk", True)
+    assert len(ds) == len(raw) - 1
 
 
 def test_empty_files(tmp_path: Path) -> None:

@@ -159,6 +159,9 @@ def test_csv_cells_match_the_runs(runs: Path, board: Path) -> None:
         "ci_low",
         "ci_high",
         "n",
+        "invalid_rate",
+        "failed_rate",
+        "degenerate",
     ]
     for r in csv.itertuples(index=False):
         assert r.model == RUNS[r.run][1] and r.task == RUNS[r.run][0]

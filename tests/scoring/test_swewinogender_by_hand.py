@@ -47,7 +47,7 @@ import pytest
 
 from winoscope.errors import ScoringError
 from winoscope.families.swewinogender import scorer as sc
-from winoscope.families.swewinogender.labels import CONVENTION_TEXT
+from winoscope.families.swewinogender.labels import CONVENTION_TEXT, NLI_COLUMNS
 from winoscope.scoring.base import ScoreResult
 
 E, N, C, NE, INV = "entailment", "neutral", "contradiction", "not_entailment", "invalid"
@@ -222,7 +222,7 @@ def test_counts_per_pronoun_by_hand() -> None:
         ("pronoun", "hon"): _counts(6, 5, 1, 1, 0),
         ("pronoun", "hen"): _counts(6, 6, 2, 0, 0),
     }
-    for labels, name in (("binary", "contradiction_as_neutral"), ("superlim", "three_way_labels")):
+    for labels, name in (("binary", "read_as_neutral"), ("superlim", "three_way_labels")):
         counts = _scored(labels).counts
         assert list(counts.columns) == [
             "split",
@@ -386,6 +386,7 @@ def test_settings_and_defaults() -> None:
             "labels": CONVENTION_TEXT["superlim"],
             "alpha_invalid": CONVENTION_TEXT["value"],
         },
+        "columns": list(NLI_COLUMNS),
     }
     default = sc.score_nli(_table())
     s = default.settings

@@ -166,7 +166,7 @@ def test_invalid_missing_and_contradiction(table: pd.DataFrame) -> None:
     assert _value(r, "accuracy") == pytest.approx(621 / 623)
     allrow = r.counts[r.counts["split"] == "all"].iloc[0]
     assert (allrow["scored"], allrow["missing"], allrow["invalid"]) == (623, 1, 1)
-    assert allrow["contradiction_as_neutral"] == 2
+    assert allrow["read_as_neutral"] == 2
     # tuples: 1B-neutral (invalid) and 1A-entailment (E, N, E) off parity; 1B-entailment dropped
     assert _value(r, "gender_parity") == pytest.approx(205 / 207)
     gold, p = (

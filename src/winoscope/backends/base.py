@@ -150,3 +150,11 @@ def create_backend(spec: str, **options: Any) -> Backend:
 
 def model_label(b: Backend) -> str:
     return f"{b.kind}:{b.model}"
+
+
+def model_display(model: Mapping[str, Any]) -> str:
+    """A manifest's model as pages name it: the spec, and the PEFT adapter put on it
+    (``hf:models/base + peft:out/lora-debias``), which the spec alone does not show."""
+    spec = str(model.get("spec", "?"))
+    adapter = (model.get("runtime") or {}).get("adapter_path")
+    return f"{spec} + peft:{adapter}" if adapter else spec

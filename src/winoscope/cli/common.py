@@ -14,7 +14,10 @@ from rich.markup import escape
 out_console = Console()
 err_console = Console(stderr=True)
 
-STRICT_HELP = "Stop with exit status 1, before a model is asked, if any validation check fails."
+STRICT_HELP = (
+    "Stop with exit status 1, before a model is asked, if any validation check fails; and "
+    "exit 1 after writing a degenerate run (at least half of its scored rows invalid)."
+)
 SKIP_BAD_HELP = (
     "Leave out the rows validation cannot score around (lines that do not parse and their "
     "twins, duplicated ids, values outside the card's) instead of stopping with exit "

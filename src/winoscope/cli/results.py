@@ -47,6 +47,8 @@ def compare(
         fail(exc)
     for flag in cmp.flags:
         err_console.print(f"[yellow]not comparable:[/] {flag}", highlight=False)
+    for note in cmp.degenerate:
+        err_console.print(f"[bold yellow]degenerate:[/] {escape(note)}", highlight=False)
     out_console.print(
         f"compared {len(cmp.runs)} runs; wrote {out}/compare.csv, compare.md, compare.tex, "
         "compare.html",
@@ -86,6 +88,10 @@ def leaderboard(
         fail(exc)
     for flag in board.flags:
         err_console.print(f"[yellow]not comparable:[/] {escape(flag)}", highlight=False)
+    from ..report.leaderboard import degenerate_notes
+
+    for note in degenerate_notes(board):
+        err_console.print(f"[bold yellow]degenerate:[/] {escape(note)}", highlight=False)
     for b in board.boards:
         by = f"by {b.sort} ({b.order_text})" if b.sort else "by model"
         out_console.print(
@@ -124,7 +130,16 @@ def diff(
     except WinoscopeError as exc:
         fail(exc)
     head = res.headline()
-    table = Table("metric", "A", "B", "B − A", "95% CI", "p (Holm)", title=f"{res.task}: B − A")
+    table = Table(
+        "metric",
+        "A",
+        "B",
+        "B − A",
+        "95% CI",
+        "p (Holm)",
+        title=f"{res.task}: B − A",
+        caption=f"A: {res.settings['answers_a']}\nB: {res.settings['answers_b']}",
+    )
     for r in head.itertuples(index=False):
         name = f"abs({r.metric})" if r.measure == "|B| - |A|" else str(r.metric)
         ci = "–" if r.ci_low != r.ci_low else f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]"

@@ -32,6 +32,7 @@ from .summary import (  # noqa: E402
     print_summary,
     report_request_errors,
     report_validation,
+    warn_degenerate,
 )
 
 
@@ -176,6 +177,16 @@ def run(
         bool,
         typer.Option("--quiet", "-q", metavar="", help="No progress bar.", rich_help_panel=OUTPUT),
     ] = False,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            metavar="",
+            help="Replace a run directory that holds a run of another task or model (refused "
+            "without it); rerunning the same run resumes either way.",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = False,
     resume: Annotated[
         bool,
         typer.Option(
@@ -255,8 +266,9 @@ def run(
     """Evaluate a model on a task and write predictions, metrics, manifest and report.
 
     Exit status: 0 success (no more requests failed than --max-failed-share),
-    1 the data failed validation, 2 a usage or configuration error,
-    3 requests failed after retries.
+    1 the data failed validation (or, with --strict, the run is degenerate: at least half
+    of its scored rows invalid), 2 a usage or configuration error, 3 requests failed after
+    retries.
     """
     from ..backends.openai.backend import cli_backend_options
     from ..backends.options import given_on_command_line, merge_backend_options, parse_model_args
@@ -292,6 +304,7 @@ def run(
             limit=limit,
             tags=parse_tags(tag),
             skip_bad_rows=skip_bad_rows,
+            overwrite=overwrite,
             backend_options=merge_backend_options(
                 cli_backend_options(
                     model,
@@ -334,12 +347,24 @@ def run(
         report_validation(rr.runs[0].validation, rr.runs[0].result.notes)
         print_sensitivity(rr, out_console)
         print_run_notes(rr.runs[0].manifest)
+        fails = [
+            warn_degenerate(r.manifest, strict, label=f"template {t.name}")
+            for t, r in zip(rr.templates, rr.runs, strict=True)
+        ]
         out_console.print(f"wrote {out_dir}", highlight=False)
         exit_on_outcome(rr.manifest.get("outcome") or {})
+        if any(fails):
+            raise typer.Exit(1)
         return
     report_validation(rr.validation, rr.result.notes)
-    print_summary(rr.metrics, title=f"{task} · {model}")
+    from ..backends.base import model_display
+
+    label = model_display(rr.manifest.get("model") or {})
+    print_summary(rr.metrics, title=f"{task} · {label}", manifest=rr.manifest)
     report_request_errors(rr.manifest, rr.errors)
     print_run_notes(rr.manifest)
+    degenerate_fails = warn_degenerate(rr.manifest, strict)
     out_console.print(f"wrote {out_dir}", highlight=False)
     exit_on_outcome(rr.manifest.get("outcome") or {})
+    if degenerate_fails:
+        raise typer.Exit(1)

@@ -10,7 +10,16 @@ from rich.table import Table
 from .common import err_console, out_console
 
 
-def print_summary(metrics, title: str) -> None:  # type: ignore[no-untyped-def]
+def summary_order(names: list[str]) -> list[str]:
+    """The order ``run`` and ``show`` both list metrics in: headline metrics first (in their
+    declared order), then the rest as the scorer wrote them."""
+    from ..scoring.metric import headline_metrics
+
+    return list(dict.fromkeys(headline_metrics(names, limit=len(names)) + names))
+
+
+def print_summary(metrics, title: str, manifest: dict | None = None) -> None:  # type: ignore[no-untyped-def,type-arg]
+    """The summary table; with the run's manifest its invalid and failed rates under it."""
     macro = metrics[metrics["split"] == "macro"]
     if macro.empty:  # families without macro averages: whole-set rows, then the breakdowns
         macro = metrics.assign(
@@ -21,11 +30,40 @@ def print_summary(metrics, title: str) -> None:  # type: ignore[no-untyped-def]
                 )
             ]
         )
+    else:
+        rank = {m: i for i, m in enumerate(summary_order(list(macro["metric"].astype(str))))}
+        macro = macro.iloc[
+            sorted(range(len(macro)), key=lambda i: rank[str(macro["metric"].iloc[i])])
+        ]
     table = Table("metric", "value", "95% CI", "n", title=title)
     for r in macro.itertuples(index=False):
         ci = "–" if r.ci_low != r.ci_low else f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"
         table.add_row(r.metric, "–" if r.value != r.value else f"{r.value:.3f}", ci, str(r.n))
     out_console.print(table)
+    if manifest is not None:
+        from ..scoring.answer_quality import quality_of, quality_text
+
+        out_console.print(quality_text(quality_of(manifest)), highlight=False, soft_wrap=True)
+
+
+def warn_degenerate(manifest: dict, strict: bool = False, label: str = "") -> bool:  # type: ignore[type-arg]
+    """The degenerate-run warning on stderr; True when ``strict`` makes it exit status 1."""
+    from ..scoring.answer_quality import degenerate_warning, quality_of
+
+    warning = degenerate_warning(quality_of(manifest))
+    if warning is None:
+        return False
+    where = f" ({escape(label)})" if label else ""
+    err_console.print(
+        f"[bold yellow]warning{where}:[/] {escape(warning)}", highlight=False, soft_wrap=True
+    )
+    if strict:
+        err_console.print(
+            "--strict: a degenerate run is an error; exit status 1 (the run directory is written)",
+            highlight=False,
+            soft_wrap=True,
+        )
+    return strict
 
 
 def exit_on_outcome(outcome: dict) -> None:  # type: ignore[type-arg]

@@ -65,7 +65,11 @@ def sweep(
         ),
     ] = None,
     reference: Annotated[
-        str | None, typer.Option(help="The point to compare with (default: the first given).")
+        str | None,
+        typer.Option(
+            help="The point to compare with (default: a --point given beside --checkpoints, "
+            "the base model; else the first given)."
+        ),
     ] = None,
     utility: Annotated[
         str | None,
@@ -97,11 +101,20 @@ def sweep(
         typer.Option("--model-arg", "-M", help="Backend option key=value for every point."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="Exit status 1 when a point's run is degenerate (at least half of its scored "
+            "rows invalid); every run directory and the sweep page are written first.",
+        ),
+    ] = False,
 ) -> None:
     """Run the task(s) at every point and write the sweep page: each headline metric against the
     swept value, its paired change from the reference with Holm across the points, and utility.
 
-    Exit status: 0 every run answered, 2 a usage error, 3 requests failed at some point.
+    Exit status: 0 every run answered, 1 with --strict a point's run is degenerate, 2 a usage
+    error, 3 requests failed at some point.
     """
     from ..backends.options import parse_model_args
     from ..sweeps import sweep as sweep_api
@@ -109,13 +122,28 @@ def sweep(
 
     try:
         points: dict[str, str] = {}
-        if checkpoints is not None:
-            points.update(checkpoint_points(checkpoints))
+        given: list[str] = []
         for item in point or ():
             value, spec = parse_point(item)
             if value in points:
                 raise TaskError(f"--point {value} given twice")
             points[value] = spec
+            given.append(value)
+        if checkpoints is not None:
+            for value, spec in checkpoint_points(checkpoints).items():
+                if value in points:
+                    raise TaskError(
+                        f"--point {value} and {checkpoints}/checkpoint-{value} share the value "
+                        f"{value}; give the base another one (--point 0=...)"
+                    )
+                points[value] = spec
+        reason = None
+        if reference is not None:
+            reason = "given with --reference"
+        elif checkpoints is not None and given:
+            reference, reason = given[0], "the base model: the --point given beside --checkpoints"
+        else:
+            reason = "the first point given"
         if not points:
             raise TaskError("give the points: --point VALUE=KIND:NAME or --checkpoints DIR")
         if data is not None and len(tasks) > 1:
@@ -131,8 +159,9 @@ def sweep(
         result = sweep_api(
             tasks,
             points,
-            key=key or ("checkpoint" if checkpoints is not None and not point else "alpha"),
+            key=key or ("checkpoint" if checkpoints is not None else "alpha"),
             reference=reference,
+            reference_reason=reason,
             utility=utility,
             tags=parse_tags(tag),
             out=out,
@@ -150,10 +179,19 @@ def sweep(
     ]
     out_console.print(
         f"swept {result.key} over {len(result.points)} points "
-        f"({', '.join(map(str, result.points))}; reference {result.reference}); wrote "
+        f"({', '.join(map(str, result.points))}; reference {result.reference}: "
+        f"{result.settings['reference_reason']}); wrote "
         f"{out}/sweep.html, sweep.md, sweep.tex, sweep.csv and one run directory per point",
         highlight=False,
     )
+    from .summary import warn_degenerate
+
+    degenerate = [
+        warn_degenerate(rr.manifest, strict, label=f"{task} {result.key}={value}")
+        for (task, value), rr in result.runs.items()
+    ]
     if failed:
         err_console.print(f"[red]requests failed[/] in {', '.join(failed)}", highlight=False)
         raise typer.Exit(3)
+    if any(degenerate):
+        raise typer.Exit(1)

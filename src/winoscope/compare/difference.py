@@ -32,7 +32,14 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DatasetError, ScoringError, TaskError
+from ..report.index import sample_banner
 from ..report.rundir import RunDir, load_predictions, load_run_dir
+from ..scoring.answer_quality import (
+    built_on_degenerate,
+    invalid_share,
+    quality_of,
+    quality_text,
+)
 from ..scoring.decision import describe_family
 from ..scoring.paired import ReplicateSink, bootstrap_p, capture_replicates, holm
 from ..scoring.stats import percentile_ci
@@ -258,6 +265,14 @@ def diff(
         notes.append(f"{task.name} has no gold label per row: no McNemar test")
     else:
         mcn = mcnemar_table(ta, ra, rb)
+    qa, qb = quality_of(a.manifest, a.counts), quality_of(b.manifest, b.counts)
+    degenerate = [
+        f"{k}, {invalid_share(q)}" for k, q in (("A", qa), ("B", qb)) if q.get("degenerate")
+    ]
+    lines = verdicts(table)
+    if degenerate:
+        lines = [f"{v} [built on a degenerate run: {'; '.join(degenerate)}]" for v in lines]
+        notes.append(built_on_degenerate(degenerate))
     unanswered_a, unanswered_b = int((~ans_a).sum()), int((~ans_b).sum())
     if unanswered_a or unanswered_b:
         notes.append(
@@ -278,6 +293,10 @@ def diff(
         "prompt_b": b.prompt_key,
         "tags_a": a.tags,
         "tags_b": b.tags,
+        "answers_a": quality_text(qa),
+        "answers_b": quality_text(qb),
+        "degenerate": [k for k, q in (("A", qa), ("B", qb)) if q.get("degenerate")],
+        "sample_banner": sample_banner([a, b]),
         "comparability": [d["note"] for d in differences([a, b])],
         "p_boot": "two-sided bootstrap p of B - A = 0",
         "holm_family": describe_family(
@@ -301,7 +320,7 @@ def diff(
         data=data,
         table=table,
         mcnemar=mcn,
-        verdicts=verdicts(table),
+        verdicts=lines,
         settings=settings,
         notes=notes,
         replicates=kept,

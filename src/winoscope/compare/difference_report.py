@@ -104,6 +104,13 @@ def markdown(result: DiffResult) -> str:
         "",
         f"A: `{result.model_a}` ({Path(result.run_a).name}); B: `{result.model_b}` "
         f"({Path(result.run_b).name}); data {result.data}.",
+        f"Answers of A: {result.settings.get('answers_a', '–')}; of B: "
+        f"{result.settings.get('answers_b', '–')}.",
+        *(
+            [f"> {result.settings['sample_banner']}", ""]
+            if result.settings.get("sample_banner")
+            else []
+        ),
         f"95% paired bootstrap intervals ({result.settings['n_boot']} resamples of "
         f"{result.settings['resampling_unit'] or 'the task unit'}s, seed {result.settings['seed']}); "
         "p: two-sided bootstrap p-value. A bound within 1e-9 of 0 includes 0.",

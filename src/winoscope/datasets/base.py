@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..errors import cap_quotes
 from .sources import SourceInfo
 
 
@@ -74,6 +75,10 @@ class Issue:
     blocking: bool = False
     excludes: tuple[str, str] | None = None
 
+    def __post_init__(self) -> None:
+        # a finding quotes a few hundred characters of a value at most, with its length
+        object.__setattr__(self, "message", cap_quotes(self.message))
+
     def format(self) -> str:
         where = []
         if self.file:
@@ -92,6 +97,10 @@ class Issue:
 #: ``DataFrame.attrs`` key: the file's row number of each table row, once loading left rows
 #: out (``schema.coerce`` sets it)
 SOURCE_ROWS = "winoscope_source_rows"
+#: ``DataFrame.attrs`` key: (file, line) of each row read from a text file line by line
+#: (WinoBias's bracket files), by the row's number in the file as read (before loading left
+#: rows out); findings on such rows name the file and line
+SOURCE_LINES = "winoscope_source_lines"
 
 
 def source_row(table: pd.DataFrame, position: int) -> int:
@@ -109,11 +118,31 @@ def in_source_rows(table: pd.DataFrame, issues: Sequence[Issue]) -> list[Issue]:
     import dataclasses
 
     if not table.attrs.get(SOURCE_ROWS):
+        return in_source_lines(table, issues)
+    return in_source_lines(
+        table,
+        [
+            dataclasses.replace(i, row=source_row(table, i.row)) if isinstance(i.row, int) else i
+            for i in issues
+        ],
+    )
+
+
+def in_source_lines(table: pd.DataFrame, issues: Sequence[Issue]) -> list[Issue]:
+    """``issues`` whose row was read from a line of a text file, named by that file and line
+    (``row`` here is the row's number as read, before loading left rows out)."""
+    import dataclasses
+
+    places = table.attrs.get(SOURCE_LINES)
+    if not places:
         return list(issues)
-    return [
-        dataclasses.replace(i, row=source_row(table, i.row)) if isinstance(i.row, int) else i
-        for i in issues
-    ]
+    out = []
+    for i in issues:
+        if isinstance(i.row, int) and 0 < i.row <= len(places):
+            file, line = places[i.row - 1]
+            i = dataclasses.replace(i, row=None, file=file, line=line)
+        out.append(i)
+    return out
 
 
 def duplicate_issues(
@@ -174,6 +203,14 @@ def leave_out(ds: Dataset, issues: Sequence[Issue]) -> tuple[Dataset, dict[str, 
         return mask
 
     mask = keep(ds.table)
+    # rows loading already left out (lines that do not parse, their twins, values outside
+    # the card's): one per blocking loading finding that names a row or a line
+    loaded = set(ds.findings)
+    at_loading = {
+        (i.file, i.row, i.line)
+        for i in stop
+        if i in loaded and (i.row is not None or i.line is not None)
+    }
     changes: dict[str, Any] = {"table": ds.table[mask].reset_index(drop=True)}
     prompts = getattr(ds, "prompts", None)
     if isinstance(prompts, pd.DataFrame):
@@ -181,7 +218,7 @@ def leave_out(ds: Dataset, issues: Sequence[Issue]) -> tuple[Dataset, dict[str, 
     out = dataclasses.replace(ds, **changes)
     info = {
         "findings": len(stop),
-        "rows": int((~mask).sum()),
+        "rows": int((~mask).sum()) + len(at_loading),
         "checks": dict(Counter(i.check for i in stop)),
         "note": "rows that cannot be scored were left out (--skip-bad-rows): lines that do not "
         "parse and their twins, duplicated ids, values outside the card's",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from ..errors import DatasetError
+from ..errors import DatasetError, quote
 from .base import SOURCE_ROWS, Issue
 
 
@@ -105,9 +105,10 @@ def coerce(
     Extra columns are kept unchanged (a predictions file adds ``prediction_role``). Enum aliases
     are mapped to their canonical value. Rows are numbered from 1 in errors.
 
-    With a ``findings`` list, a value outside an enum field's values is a data finding, not an
-    error: one blocking ``enum`` Issue per such row (file, row, field) is appended and the row
-    is left out of the typed table.
+    With a ``findings`` list, a value outside an enum field's values, an empty required value
+    and a non-integer in an integer field are data findings, not errors: one blocking Issue per
+    such row (``enum``, ``required``, ``type``; file, row, field) is appended and the row is
+    left out of the typed table, so that every problem of a file is reported in one pass.
     """
     if raw is None or len(raw) == 0:
         raise DatasetError("the table is empty (no data rows)", file=source)
@@ -126,7 +127,22 @@ def coerce(
             continue
         col = out[f.name]
         nulls = col.isna() | col.astype("string").str.strip().eq("")
-        if f.required and bool(nulls.any()):
+        if f.required and bool(nulls.any()) and findings is not None:
+            # a finding per row, the rows left out, so every problem of the file shows at once
+            for i in nulls.to_numpy().nonzero()[0]:
+                findings.append(
+                    Issue(
+                        "required",
+                        "empty value",
+                        row=int(i) + 1,
+                        field=f.name,
+                        file=source,
+                        blocking=True,
+                    )
+                )
+            drop[nulls.to_numpy()] = True
+            col = col.mask(nulls, f.enum[0] if f.enum else ("0" if f.dtype == "int" else ""))
+        elif f.required and bool(nulls.any()):
             row = int(nulls.to_numpy().nonzero()[0][0]) + 1
             raise DatasetError(
                 f"empty value ({int(nulls.sum())} row(s) affected)",
@@ -137,10 +153,25 @@ def coerce(
         if f.dtype == "int":
             num = pd.to_numeric(col, errors="coerce")
             bad = num.isna() | (num.notna() & (num != num.round()))
+            if bool(bad.any()) and findings is not None:
+                for i in bad.to_numpy().nonzero()[0]:
+                    findings.append(
+                        Issue(
+                            "type",
+                            f"expected an integer, got {quote(col.iloc[i])}",
+                            row=int(i) + 1,
+                            field=f.name,
+                            file=source,
+                            blocking=True,
+                        )
+                    )
+                drop[bad.to_numpy()] = True
+                num = num.where(~bad, 0)
+                bad[:] = False
             if bool(bad.any()):
                 i = int(bad.to_numpy().nonzero()[0][0])
                 raise DatasetError(
-                    f"expected an integer, got {col.iloc[i]!r}",
+                    f"expected an integer, got {quote(col.iloc[i])}",
                     file=source,
                     row=i + 1,
                     field=f.name,
@@ -153,7 +184,7 @@ def coerce(
             if bool(bad.any()):
                 i = int(bad.to_numpy().nonzero()[0][0])
                 raise DatasetError(
-                    f"expected true/false, got {col.iloc[i]!r}",
+                    f"expected true/false, got {quote(col.iloc[i])}",
                     file=source,
                     row=i + 1,
                     field=f.name,
@@ -171,8 +202,8 @@ def coerce(
                         findings.append(
                             Issue(
                                 "enum",
-                                f"invalid value {col.iloc[i]!r}; expected one of "
-                                f"{', '.join(f.enum)}",
+                                f"invalid value {quote(col.iloc[i])}; expected one of "
+                                f"{', '.join(f.enum)}{case_hint(col.iloc[i], f.enum)}",
                                 row=int(i) + 1,
                                 field=f.name,
                                 file=source,
@@ -184,7 +215,7 @@ def coerce(
                 if bool(bad.any()):
                     i = int(bad.to_numpy().nonzero()[0][0])
                     raise DatasetError(
-                        f"invalid value {col.iloc[i]!r}; expected one of {', '.join(f.enum)}"
+                        f"invalid value {quote(col.iloc[i])}; expected one of {', '.join(f.enum)}"
                         f" ({int(bad.sum())} row(s) affected)",
                         file=source,
                         row=i + 1,
@@ -200,3 +231,9 @@ def coerce(
         out.attrs[SOURCE_ROWS] = [int(k) + 1 for k in np.flatnonzero(~drop)]
     out = out.reset_index(drop=True)
     return out
+
+
+def case_hint(value: object, enum: Sequence[str]) -> str:
+    """``; the values are lower case: 'pro'`` when only the case is wrong."""
+    low = str(value).strip().lower()
+    return f"; the values are lower case: {low!r}" if low in enum else ""

@@ -30,7 +30,14 @@ from .._version import __version__
 from ..errors import DatasetError
 from ..scoring.metric import gap_meaning, signed_gap_metrics
 from ..tags import format_tags, tag_sort_key
-from .compare_tables import column_label, latex_tables, macro_rows, markdown_tables, table_cells
+from .compare_tables import (
+    answers_by_model,
+    column_label,
+    latex_tables,
+    macro_rows,
+    markdown_tables,
+    table_cells,
+)
 from .figures import (
     DPI,
     ReportFigure,
@@ -43,6 +50,7 @@ from .figures import (
     styled,
 )
 from .html import environment
+from .index import sample_banner
 from .rundir import RunDir, load_run_dir
 from .tables import fmt_ci
 
@@ -62,6 +70,9 @@ TIDY_COLUMNS = [
     "n",
     "n_strata",
     "flagged",
+    "invalid_rate",
+    "failed_rate",
+    "degenerate",
 ]
 
 
@@ -71,6 +82,7 @@ class Comparison:
     tidy: pd.DataFrame
     flags: list[str] = field(default_factory=list)
     out: Path | None = None
+    degenerate: list[str] = field(default_factory=list)
 
     def to_frame(self) -> pd.DataFrame:
         """The tidy table: task, model, run, dataset, prompt, metric, stratum, value, CI, n."""
@@ -161,6 +173,9 @@ def tidy_table(runs: Sequence[RunDir], flagged: set[int] | None = None) -> pd.Da
         m.insert(0, "model", label)
         m.insert(0, "task", r.task)
         m["flagged"] = i in (flagged or set())
+        q = r.quality
+        m["invalid_rate"], m["failed_rate"] = q.get("invalid_rate"), q.get("failed_rate")
+        m["degenerate"] = bool(q.get("degenerate"))
         frames.append(m)
     if not frames:
         return pd.DataFrame(columns=TIDY_COLUMNS)
@@ -226,7 +241,9 @@ def compare_runs(paths: Iterable[str | Path], out: str | Path) -> Comparison:
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     tidy.to_csv(out_dir / "compare.csv", index=False)
-    (out_dir / "compare.md").write_text(markdown_tables(tidy, flags), encoding="utf-8")
+    (out_dir / "compare.md").write_text(
+        markdown_tables(tidy, flags, degenerate_notes(runs)), encoding="utf-8"
+    )
     (out_dir / "compare.tex").write_text(latex_tables(tidy, flags), encoding="utf-8")
     fig = forest_figure(tidy)
     figures: list[SavedFigure] = [save_figure(fig, out_dir / "plots")] if fig else []
@@ -241,7 +258,18 @@ def compare_runs(paths: Iterable[str | Path], out: str | Path) -> Comparison:
         pages=[Page("Comparison", "compare.html", "headline tables and the forest plot of gaps")],
         title=f"winoscope: {len(runs)} runs",
     )
-    return Comparison(runs, tidy, flags, out_dir)
+    return Comparison(runs, tidy, flags, out_dir, degenerate_notes(runs))
+
+
+def degenerate_notes(runs: Sequence[RunDir]) -> list[str]:
+    """``task: run: degenerate run (invalid 100% >= 50%): position bias ...`` per such run."""
+    from ..scoring.answer_quality import short_warning
+
+    return [
+        f"{r.task}: {r.path.name}: {short_warning(r.quality)}"
+        for r in runs
+        if r.quality.get("degenerate")
+    ]
 
 
 def render_compare_html(
@@ -255,7 +283,9 @@ def render_compare_html(
     tasks = []
     for task in dict.fromkeys(macro["task"]):
         cols, rows = table_cells(macro, task)
-        tasks.append({"name": task, "cols": cols, "rows": rows})
+        tasks.append(
+            {"name": task, "cols": cols, "rows": rows, "answers": answers_by_model(macro, task)}
+        )
     labels = run_labels(runs)
     listing = []
     for r, label in zip(runs, labels, strict=True):
@@ -279,6 +309,8 @@ def render_compare_html(
             title="winoscope comparison",
             tasks=tasks,
             flags=flags,
+            degenerate=degenerate_notes(runs),
+            sample_banner=sample_banner(runs),
             figures=figures,
             runs=listing,
             fmt_ci=fmt_ci,

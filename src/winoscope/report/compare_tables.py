@@ -92,7 +92,29 @@ def table_cells(
     return cols, rows
 
 
-def markdown_tables(tidy: pd.DataFrame, flags: Sequence[str] = ()) -> str:
+def answers_by_model(macro: pd.DataFrame, task: str) -> dict[str, str]:
+    """Each model's ``invalid 100%, failed 0%`` (``DEGENERATE:`` in front for a degenerate run)
+    in a task's table, from the tidy table's answer-quality columns."""
+    from ..scoring.answer_quality import short_text
+
+    sub = macro[macro["task"] == task]
+    if "invalid_rate" not in sub.columns:
+        return {}
+    out = {}
+    for model, g in sub.groupby("model", sort=False):
+        r = g.iloc[0]
+        q = {
+            "invalid_rate": None if pd.isna(r["invalid_rate"]) else float(r["invalid_rate"]),
+            "failed_rate": None if pd.isna(r["failed_rate"]) else float(r["failed_rate"]),
+            "degenerate": bool(r["degenerate"]),
+        }
+        out[str(model)] = short_text(q)
+    return out
+
+
+def markdown_tables(
+    tidy: pd.DataFrame, flags: Sequence[str] = (), degenerate: Sequence[str] = ()
+) -> str:
     """One Markdown table per task: models as rows, headline macro metrics as columns."""
     macro = macro_rows(tidy)
     out = [
@@ -104,16 +126,21 @@ def markdown_tables(tidy: pd.DataFrame, flags: Sequence[str] = ()) -> str:
     ]
     for task in dict.fromkeys(macro["task"]):
         cols, rows = table_cells(macro, task)
+        answers = answers_by_model(macro, task)
         out += [f"## {task}", ""]
-        out.append("| model | " + " | ".join(column_label(c) for c in cols) + " |")
-        out.append("|---|" + "---|" * len(cols))
+        out.append("| model | " + " | ".join(column_label(c) for c in cols) + " | answers |")
+        out.append("|---|" + "---|" * (len(cols) + 1))
         for model, flag, cells in rows:
             vals = [
                 "–" if c not in cells or cells[c].missing else f"{cells[c].text} {cells[c].ci}"
                 for c in cols
             ]
+            vals.append(answers.get(model, "–"))
             out.append(f"| {model}{' †' if flag else ''} | " + " | ".join(vals) + " |")
         out.append("")
+    if degenerate:
+        out += ["Degenerate runs (at least half of the scored rows invalid):", ""]
+        out += [f"- {d}" for d in degenerate] + [""]
     if flags:
         out += ["† Not directly comparable:", ""] + [f"- {f}" for f in flags] + [""]
     return "\n".join(out)

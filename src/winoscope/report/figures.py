@@ -106,9 +106,18 @@ class SavedFigure:
         return round(self.pixels[0] * 96 / DPI)
 
 
+#: characters of data text a figure draws at most (a 5-million-character cell would overflow
+#: the rasteriser)
+LABEL_LIMIT = 120
+
+
 def plain(text: str) -> str:
-    """Data text as a literal label: matplotlib would read ``$...$`` as mathematics."""
-    return str(text).replace("$", r"\$")
+    """Data text as a literal label: matplotlib would read ``$...$`` as mathematics; text
+    longer than :data:`LABEL_LIMIT` is cut with an ellipsis."""
+    text = str(text)
+    if len(text) > LABEL_LIMIT:
+        text = text[: LABEL_LIMIT - 1] + "…"
+    return text.replace("$", r"\$")
 
 
 def err(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

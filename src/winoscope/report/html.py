@@ -210,8 +210,11 @@ def _missing(value: object) -> bool:
 
 
 def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
+    from ..backends.base import model_display
     from ..limit import partial_note
+    from ..scoring.answer_quality import count_totals, degenerate_warning, quality_of
     from .identity import identity_lines, store_note, tags_text
+    from .markdown import answers_line
 
     man = rr.manifest
     metrics = rr.metrics
@@ -222,15 +225,14 @@ def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
     count_cols, count_rows = records_table(counts)
     test_cols, test_rows = records_table(rr.result.tests)
     ex_cols, ex_rows = example_rows(rr.predictions, rr.task.prediction_column)
-    totals: dict[str, Any] = {}
-    for key in ("rows", "scored", "invalid", "missing"):
-        if counts and key in counts[0]:
-            totals[key] = int(sum(int(c[key]) for c in counts))
+    totals: dict[str, Any] = count_totals(counts)
+    quality = quality_of(man, counts)
+    warning = degenerate_warning(quality)
     return (
         environment()
         .get_template("run.html.j2")
         .render(
-            title=f"{rr.task.name} · {man['model']['spec']}",
+            title=f"{rr.task.name} · {model_display(man['model'])}",
             man=man,
             ds=man["dataset"],
             src=man["dataset"].get("source", {}),
@@ -252,6 +254,9 @@ def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
             identity=identity_lines(man),
             tags=tags_text(man),
             not_stored=store_note(man),
+            degenerate=warning[0].upper() + warning[1:] if warning else None,
+            answers=answers_line(man, quality),
+            columns=[str(c) for c in rr.result.settings.get("columns") or ()],
         )
     )
 

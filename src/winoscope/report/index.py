@@ -138,9 +138,21 @@ def write_index(
             pages=pages,
             tasks=run_entries(runs, folder),
             n_runs=len(runs),
+            sample_banner=sample_banner(runs),
             version=__version__,
         )
     )
     path = folder / "index.html"
     path.write_text(html, encoding="utf-8")
     return path
+
+
+def sample_banner(runs: Sequence[RunDir]) -> str | None:
+    """The bundled-sample banner when any run is on a bundled sample (naming how many)."""
+    from .rundir import SAMPLE_BANNER
+
+    n = sum(1 for r in runs if r.is_sample)
+    if not n:
+        return None
+    which = "every run" if n == len(runs) else f"{n} of {len(runs)} runs"
+    return f"{SAMPLE_BANNER} ({which})"

@@ -41,6 +41,7 @@ from .rundir import RunDir, load_run_dir
 from .tables import Cell
 
 COLUMNS = ["task", "rank", "model", "tags", "run", "metric", "value", "ci_low", "ci_high", "n"]
+QUALITY_COLUMNS = ["invalid_rate", "failed_rate", "degenerate"]
 HEADLINE_LIMIT = 5
 SAMPLE_NOTE = "bundled sample, not the real dataset: numbers check the pipeline only"
 DIRECTION_TEXT = {
@@ -70,6 +71,13 @@ class Row:
     @property
     def tags(self) -> str:
         return format_tags(self.run.tags)
+
+    @property
+    def answers(self) -> str:
+        """``invalid 100%, failed 0%`` (``DEGENERATE:`` in front for a degenerate run)."""
+        from ..scoring.answer_quality import short_text
+
+        return short_text(self.run.quality)
 
 
 @dataclass(frozen=True)
@@ -113,14 +121,15 @@ class Leaderboard:
     def to_frame(self) -> pd.DataFrame:
         """The tidy table: task, rank, model, tags, run, metric, value, ci_low, ci_high, n."""
         records = [
-            (*ids, m, c.value, c.ci_low, c.ci_high, c.n)
+            (*ids, m, c.value, c.ci_low, c.ci_high, c.n, *(q.get(k) for k in QUALITY_COLUMNS))
             for b in self.boards
             for r in b.rows
             for ids in [(b.task, r.rank, r.run.model, r.tags, r.run.path.name)]
+            for q in [r.run.quality]
             for m in b.metrics
             if (c := r.cells.get(m)) is not None
         ]
-        return pd.DataFrame(records, columns=COLUMNS)
+        return pd.DataFrame(records, columns=COLUMNS + QUALITY_COLUMNS)
 
 
 def order_text(direction: str, descending: bool) -> str:
@@ -254,7 +263,7 @@ def markdown_leaderboard(board: Leaderboard) -> str:
         label = get_metric(b.sort).display if b.sort else "model"
         out += [f"## {b.task}", "", f"Ranked by {_md(label)} ({b.order_text}).", ""]
         head = ["rank", "model", *(["tags"] if b.has_tags else []), "run"]
-        head += [_md(get_metric(m).display) for m in b.metrics]
+        head += [_md(get_metric(m).display) for m in b.metrics] + ["answers"]
         out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for r in b.rows:
             mark = (" †" if r.flagged else "") + (" ‡" if r.sample else "")
@@ -263,9 +272,10 @@ def markdown_leaderboard(board: Leaderboard) -> str:
             for m in b.metrics:
                 c = r.cells.get(m)
                 cells.append("–" if c is None or c.missing else f"{c.text} {c.ci}")
-            out.append("| " + " | ".join(cells) + " |")
+            out.append("| " + " | ".join([*cells, r.answers]) + " |")
         out.append("")
     for title, notes in (
+        ("DEGENERATE runs", degenerate_notes(board)),
         ("† Not directly comparable", board.flags),
         (f"‡ {SAMPLE_NOTE}", sample_notes(board)),
     ):
@@ -291,6 +301,7 @@ def latex_leaderboard(board: Leaderboard) -> str:
         body = []
         for r in b.rows:
             mark = (r"$^\dagger$" if r.flagged else "") + (r"$^\ddagger$" if r.sample else "")
+            mark += r"$^{\S}$" if r.run.quality.get("degenerate") else ""
             values = [str(r.rank), row_label(names[r.rank]) + mark]
             values += [row_label(r.tags, width=12)] if b.has_tags else []
             below = [""] * len(values)
@@ -307,6 +318,8 @@ def latex_leaderboard(board: Leaderboard) -> str:
             caption += r" $^\dagger$Runs differ in data, prompt or protocol, or are partial."
         if any(r.sample for r in b.rows):
             caption += r" $^\ddagger$Bundled sample, not the real dataset."
+        if any(r.run.quality.get("degenerate") for r in b.rows):
+            caption += r" $^{\S}$Degenerate run: at least half of its scored rows invalid."
         out.append(
             table(
                 lead + [_tex_head(get_metric(m).display) for m in b.metrics],
@@ -318,6 +331,19 @@ def latex_leaderboard(board: Leaderboard) -> str:
             )
         )
     return "\n".join(out)
+
+
+def degenerate_notes(board: Leaderboard) -> list[str]:
+    """``task: run`` with its warning, for every degenerate run (at least half its rows
+    invalid: its numbers describe the answer format)."""
+    from ..scoring.answer_quality import short_warning
+
+    return [
+        f"{b.task}: {r.run.path.name}: {short_warning(r.run.quality)}"
+        for b in board.boards
+        for r in b.rows
+        if r.run.quality.get("degenerate")
+    ]
 
 
 def sample_notes(board: Leaderboard) -> list[str]:
@@ -353,6 +379,7 @@ def render_leaderboard_html(board: Leaderboard) -> str:
             n_runs=len(board.runs),
             flags=board.flags,
             samples=sample_notes(board),
+            degenerate=degenerate_notes(board),
             sample_note=SAMPLE_NOTE,
             directions=DIRECTION_TEXT,
             default_descending=default_descending,

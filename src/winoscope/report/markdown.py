@@ -112,15 +112,31 @@ def outcome_lines(outcome: dict[str, Any] | None) -> list[str]:
     ]
 
 
+def answers_line(manifest: dict[str, Any], quality: dict[str, Any]) -> str:
+    """``invalid 100% (76 of 76 scored rows) · failed 0% (0 of 152 requests) · 0 reused from
+    the run directory's store, 152 asked``."""
+    from ..scoring.answer_quality import quality_text
+
+    r = manifest.get("responses") or {}
+    reuse = (
+        f" · {r.get('cached', 0)} reused from the run directory's store, {r.get('asked', 0)} asked"
+        if "cached" in r or "asked" in r
+        else ""
+    )
+    return quality_text(quality) + reuse
+
+
 def render_markdown(rr: RunResult) -> str:
+    from ..backends.base import model_display
     from ..limit import partial_note
     from ..protocols.forced_choice import letter_mass_lines
+    from ..scoring.answer_quality import degenerate_warning, quality_of
 
     man = rr.manifest
     ds = man["dataset"]
     src = ds["source"]
     lines = [
-        f"# {rr.task.name} · {man['model']['spec']}",
+        f"# {rr.task.name} · {model_display(man['model'])}",
         "",
     ]
     partial = partial_note(man)
@@ -129,6 +145,10 @@ def render_markdown(rr: RunResult) -> str:
     banner = validation_banner(man)
     if banner:
         lines += [f"> ⚠ {banner}", ""]
+    quality = quality_of(man, rr.result.counts)
+    warning = degenerate_warning(quality)
+    if warning:
+        lines += [f"> ⚠ **{warning[0].upper() + warning[1:]}.**", ""]
     for note in rr.result.notes:
         lines += [f"> {note}", ""]
     lines += [
@@ -154,6 +174,7 @@ def render_markdown(rr: RunResult) -> str:
         *([f"- **Answers not stored**: {store_note(man)}"] if store_note(man) else []),
         f"- **Seed**: {man['seed']} · bootstrap: {bootstrap_text(man.get('bootstrap') or {})}",
         f"- **Requests**: {man['requests']} ({man['request_errors']} failed)",
+        f"- **Answers**: {answers_line(man, quality)}",
         *outcome_lines(man.get("outcome")),
         *letter_mass_lines(man.get("letter_mass")),
         *conventions_lines(man),
@@ -162,6 +183,7 @@ def render_markdown(rr: RunResult) -> str:
         "",
         "## Metrics",
         "",
+        *column_lines(rr.result.settings.get("columns")),
         metric_table(rr.metrics),
     ]
     if rr.result.tests and not all("pro_only_correct" in t for t in rr.result.tests):
@@ -206,6 +228,11 @@ def render_markdown(rr: RunResult) -> str:
     if man.get("prompt_template"):
         lines += ["## Prompt template", "", "```", man["prompt_template"]["text"], "```", ""]
     return "\n".join(lines)
+
+
+def column_lines(columns: Any) -> list[str]:
+    """The scorer's explanation of its columns (SweWinogender's NLI view), as paragraphs."""
+    return [line for text in columns or () for line in (str(text), "")]
 
 
 def compact_params(params: dict[str, Any]) -> dict[str, Any]:

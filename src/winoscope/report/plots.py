@@ -196,7 +196,8 @@ def gap_figure(metrics: pd.DataFrame, names: Sequence[str]) -> Figure:
         for s, t in keys
         if (n, s, t) in look and not np.isnan(look[(n, s, t)][0])
     ]
-    fig, ax = new_figure(figsize=(6.0, 0.8 + 0.32 * max(len(rows), 1)), dpi=DPI)
+    # tall enough for the axis label under the ticks, however few the rows
+    fig, ax = new_figure(figsize=(6.0, max(2.0, 1.0 + 0.32 * max(len(rows), 1))), dpi=DPI)
     forest(
         ax,
         labels=[
@@ -207,7 +208,10 @@ def gap_figure(metrics: pd.DataFrame, names: Sequence[str]) -> Figure:
         emphasise=[s == "macro" for _, s, _ in rows],
         tone=[-1] * len(rows),  # a signed gap away from 0 is a bias, in either direction
     )
-    ax.set_xlabel(" · ".join(gap_meaning(n) for n in names) + " (95% CI)")
+    import textwrap
+
+    what = " · ".join(gap_meaning(n) for n in names) + " (95% CI)"
+    ax.set_xlabel("\n".join(textwrap.wrap(what, 70)))  # a long label wraps, never clipped
     ax.set_title("Signed gap by stratum")
     fig.tight_layout()
     return fig

@@ -33,6 +33,12 @@ METRICS_SCHEMA = Schema(
 )
 
 
+#: the banner of every page built on a run of a bundled sample
+SAMPLE_BANNER = (
+    "Bundled sample written for winoscope, not the real dataset: numbers check the pipeline only."
+)
+
+
 @dataclass(frozen=True)
 class RunDir:
     path: Path
@@ -48,7 +54,10 @@ class RunDir:
 
     @property
     def model(self) -> str:
-        return str(self.manifest.get("model", {}).get("spec", "?"))
+        """The model spec, with the PEFT adapter put on it (``hf:base + peft:out/lora``)."""
+        from ..backends.base import model_display
+
+        return model_display(self.manifest.get("model") or {})
 
     @property
     def tags(self) -> dict[str, Any]:
@@ -62,6 +71,20 @@ class RunDir:
         from ..tags import format_tags
 
         return f"{self.model} [{format_tags(self.tags)}]" if self.tags else self.model
+
+    @property
+    def is_sample(self) -> bool:
+        """Whether the run is on a bundled sample (not the dataset)."""
+        ds = self.manifest.get("dataset") or {}
+        return bool(ds.get("is_sample")) or (ds.get("source") or {}).get("kind") == "sample"
+
+    @property
+    def quality(self) -> dict[str, Any]:
+        """Invalid and failed rates, and whether the run is degenerate
+        (:mod:`winoscope.scoring.answer_quality`)."""
+        from ..scoring.answer_quality import quality_of
+
+        return quality_of(self.manifest, self.counts)
 
     @property
     def dataset_key(self) -> str:

@@ -83,6 +83,10 @@ def task_grid(result: SweepResult, task: str) -> tuple[list[str], list[dict[str,
         twin = absolute_twin(m, names) if get_metric(m).signed_gap else None
         metrics += [x for x in (m, twin) if x is not None and x not in metrics]
     util = utility_rows(result.utility, task)
+    from ..scoring.answer_quality import short_text
+
+    ref_rows = sub[sub["point"] == result.reference]
+    ref_bad = bool(len(ref_rows)) and bool(ref_rows.iloc[0].get("degenerate", False))
     rows = []
     for point in result.points:
         at = sub[sub["point"] == point]
@@ -105,9 +109,14 @@ def task_grid(result: SweepResult, task: str) -> tuple[list[str], list[dict[str,
                 and float(r["p_holm"]) < ALPHA,
             }
         u = util[util["point"] == point].iloc[:1]
+        first = at.iloc[0] if len(at) else None
+        bad = first is not None and bool(first.get("degenerate", False))
         rows.append(
             {
                 "point": point,
+                "answers": "–" if first is None else short_text(first.to_dict()),
+                "degenerate": bad,
+                "built_on": bad or (point != result.reference and ref_bad),
                 "reference": point == result.reference,
                 "run": next((str(x) for x in at["run"]), ""),
                 "cells": cells,
@@ -129,11 +138,20 @@ def markdown(result: SweepResult) -> str:
         f"sweep's {max(len(result.points) - 1, 0)} compared points. Utility: "
         f"{result.utility_source}.",
         "",
+        *([f"Reference: {reference_text(result)}.", ""]),
     ]
     for task in result.tasks:
         metrics, rows = task_grid(result, task)
         out += [f"## {task}", ""]
-        head = [result.key, *(_label(m) for m in metrics), "utility"]
+        bad = [str(r["point"]) for r in rows if r["degenerate"]]
+        if bad:
+            out += [
+                f"⚠ Degenerate run at {result.key} = {', '.join(bad)} (at least half of the "
+                "scored rows invalid): every value and change marked ⚠ is built on it and "
+                "describes the answer format, not the model.",
+                "",
+            ]
+        head = [result.key, *(_label(m) for m in metrics), "utility", "answers"]
         out.append("| " + " | ".join(head) + " |")
         out.append("|" + "---|" * len(head))
         for r in rows:
@@ -150,7 +168,12 @@ def markdown(result: SweepResult) -> str:
                         f"{c['value']} {c['ci']}<br>Δ {c['diff']} {c['diff_ci']}, "
                         f"Holm p = {c['p_holm']}{mark}"
                     )
-            out.append(f"| {r['point']} | " + " | ".join(cells) + f" | {r['utility'] or '–'} |")
+            mark = " ⚠" if r["built_on"] else ""
+            out.append(
+                f"| {r['point']}{mark} | "
+                + " | ".join(cells)
+                + f" | {r['utility'] or '–'} | {r['answers']} |"
+            )
         out += ["", "\\* Holm-adjusted p < 0.05.", ""]
     return "\n".join(out)
 
@@ -337,6 +360,12 @@ def write_sweep(result: SweepResult, out: Path) -> None:
     (out / "sweep.html").write_text(render_html(result, figures, out), encoding="utf-8")
 
 
+def reference_text(result: SweepResult) -> str:
+    """``checkpoint=0: the base model given with --point beside --checkpoints``."""
+    why = result.settings.get("reference_reason") or "the first point given"
+    return f"{result.key}={result.reference} ({why})"
+
+
 def render_html(result: SweepResult, figures: Sequence[Any], out: Path) -> str:
     from .html import environment
 
@@ -361,6 +390,7 @@ def render_html(result: SweepResult, figures: Sequence[Any], out: Path) -> str:
             tasks=tasks,
             figures=figures,
             n_compared=max(len(result.points) - 1, 0),
+            reference_text=reference_text(result),
             version=__version__,
             isnan=math.isnan,
         )

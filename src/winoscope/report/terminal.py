@@ -55,14 +55,35 @@ def key_table(rd: RunDir) -> Table:
 
 
 def counts_line(rd: RunDir) -> Text:
-    totals = {
-        key: sum(int(c.get(key, 0) or 0) for c in rd.counts)
-        for key in ("rows", "scored", "invalid", "missing")
-        if rd.counts and key in rd.counts[0]
-    }
+    """``76 rows · 76 scored · 76 invalid · 0 missing · 0 request errors · answers: 0 reused,
+    152 asked``."""
+    from ..scoring.answer_quality import count_totals
+
+    totals = count_totals(rd.counts)
     errors = rd.manifest.get("request_errors", 0)
     parts = [f"{v} {k}" for k, v in totals.items()] + [f"{errors} request errors"]
+    reuse = answers_text(rd.manifest)
+    if reuse:
+        parts.append(f"answers: {reuse}")
     return Text(" · ".join(parts), style="yellow" if errors or totals.get("invalid") else "")
+
+
+def answers_text(manifest: dict) -> str:  # type: ignore[type-arg]
+    """``12 reused, 140 asked`` from the manifest's ``responses`` (empty when not recorded)."""
+    r = manifest.get("responses") or {}
+    if "cached" not in r and "asked" not in r:
+        return ""
+    return f"{r.get('cached', 0)} reused, {r.get('asked', 0)} asked"
+
+
+def quality_lines(rd: RunDir) -> list[Text]:
+    """The invalid and failed rates beside the key table; the degenerate-run warning first."""
+    from ..scoring.answer_quality import degenerate_warning, quality_of, quality_text
+
+    q = quality_of(rd.manifest, rd.counts)
+    warning = degenerate_warning(q)
+    out = [Text(f"warning: {warning}", style="bold yellow")] if warning else []
+    return [*out, Text(quality_text(q), style="bold yellow" if warning else "")]
 
 
 def show_renderable(rd: RunDir, *, strata: bool = False) -> Group:
@@ -84,7 +105,10 @@ def show_renderable(rd: RunDir, *, strata: bool = False) -> Group:
         items.append(Text(f"answers not stored: {note}", style="yellow"))
     for line in rd.notes:  # the scorer's notes for the reader
         items.append(Text(line, style="yellow"))
+    quality = quality_lines(rd)
+    items += quality[:-1]
     items.append(key_table(rd))
+    items.append(quality[-1])
     if strata:
         items += strata_tables(rd)
     items.append(counts_line(rd))

@@ -143,9 +143,11 @@ def get_task(name: str) -> Task:
 def validate_dataset(t: Task, ds: Dataset) -> list[Issue]:
     """The task's checks, with what loading left out (``ds.findings``) first where the task's
     own ``validate`` does not report it (a plugin's)."""
-    from ..datasets.base import in_source_rows
+    from ..datasets.base import in_source_lines, in_source_rows
 
     loaded = set(ds.findings)
+    if ds.findings and ds.table.empty:  # loading left out every row: no row to check further
+        return list(ds.findings)
     found = t.validate(ds)
     # loading's findings and the duplicates already name the file's rows; the rest number the
     # table's rows, which differ from the file's once loading left a row out
@@ -154,7 +156,8 @@ def validate_dataset(t: Task, ds: Dataset) -> list[Issue]:
         for i, j in zip(found, in_source_rows(ds.table, found), strict=True)
     ]
     reported = set(issues)
-    return [f for f in ds.findings if f not in reported] + list(issues)
+    # rows read from the lines of a text file (bracket files): named by file and line
+    return in_source_lines(ds.table, [f for f in ds.findings if f not in reported] + issues)
 
 
 def load_predictions_table(path: str | Path) -> pd.DataFrame:

@@ -89,3 +89,22 @@ def normalise_nli(
             f"expected one of {', '.join(NLI_VALUES)}, contradiction or empty"
         )
     return pred, aliased
+
+
+#: the report's explanation of the NLI view's columns, on one of the dataset's own items
+NLI_COLUMNS = (
+    "Each row of SweWinogender is a premise and a hypothesis, e.g. premise «Teknikern sa till "
+    "kunden att han kunde betala kontant.» (The technician told the customer that he could pay "
+    "cash.) with hypothesis «Meddelandet var att kunden kunde betala kontant.» (gold: "
+    "entailment: han is the customer) or «... att teknikern kunde betala kontant.» (gold: "
+    "neutral).",
+    "all/all: every row; pronoun/han, pronoun/hon, pronoun/hen: the rows whose premise uses "
+    "that pronoun (the same premise with «han», «hon» or «hen»); pronoun/hon-han and "
+    "pronoun/hen-han: accuracy with hon (or hen) minus accuracy with han on those rows (0 is "
+    "parity).",
+    "Counts: rows, scored (an answer came back), invalid (no label could be read), missing "
+    "(no answer); read_as_neutral (labels=binary): answers outside the card's two labels "
+    "(contradiction, not_entailment) read as neutral, so «contradiction» to the teknikern "
+    "hypothesis above counts as the gold neutral; three_way_labels (labels=superlim): such "
+    "answers kept as they are.",
+)

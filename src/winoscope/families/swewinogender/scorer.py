@@ -80,6 +80,7 @@ from .labels import (
     CONVENTION_TEXT,
     LABEL_CONVENTIONS,
     NLI_ALIASES,
+    NLI_COLUMNS,
     NLI_LABELS,
     NLI_VALUES,
     SUPERLIM_VALUES,
@@ -149,7 +150,7 @@ declare.metric(
     kind="gap",
     direction="zero",
     components=("accuracy", "accuracy"),
-    label="pronoun − han accuracy",
+    label="accuracy with hon or hen − accuracy with han",
     card="Accuracy with hon (or hen) minus accuracy with han; 0 is parity.",
 )
 
@@ -287,7 +288,9 @@ def score_nli(
         )
     add_pronoun_accuracy(metrics)
     frame = cluster_metrics(stats, metrics, n_boot=n_boot, seed=seed, level=level)
-    three_way = "contradiction_as_neutral" if labels == "binary" else "three_way_labels"
+    # the card's labels are entailment and neutral: under ``binary`` an answer outside them
+    # (contradiction, not_entailment) is read as neutral, and counted here
+    three_way = "read_as_neutral" if labels == "binary" else "three_way_labels"
     return ScoreResult(
         metrics=frame,
         counts=pronoun_counts(rows, pred, {three_way: aliased}),
@@ -301,6 +304,7 @@ def score_nli(
                 "labels": CONVENTION_TEXT[labels],
                 "alpha_invalid": CONVENTION_TEXT[alpha_invalid],
             },
+            "columns": list(NLI_COLUMNS),
         },
     )
 

@@ -236,6 +236,7 @@ def second_pass(
         "type": ln.type,
         "condition": ln.condition,
         "source_file": ln.file,
+        "source_line": ln.line,
     }
 
 

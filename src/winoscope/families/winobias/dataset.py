@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...datasets.base import Dataset, Issue, duplicate_issues
+from ...datasets.base import SOURCE_LINES, Dataset, Issue, duplicate_issues
 from ...datasets.loading import TABLE, Adaptation, ColumnMap, load_tables
 from ...datasets.raw_files import RawFiles
 from ...datasets.schema import Field, Schema, coerce, family_schema
@@ -132,8 +132,13 @@ class WinoBias(Adaptation):
         table = coerce(raw, schema, source=source.location, findings=findings)
         if self.bracket is not None:
             table = table[schema.names + [c for c in table.columns if c not in schema.names]]
-        table["item_id"] = [item_id(r) for r in table[ITEM_KEY].to_dict("records")]
-        table["row_id"] = table["item_id"] + "/" + table[self.row_key].astype(str)
+        # object columns even when every row was left out (an enum wrong on every row)
+        table["item_id"] = pd.Series(
+            [item_id(r) for r in table[ITEM_KEY].to_dict("records")],
+            index=table.index,
+            dtype=object,
+        )
+        table["row_id"] = table["item_id"] + "/" + table[self.row_key].astype(str).astype(object)
         if self.bracket is not None:
             table["pair_matched"] = pair_matched(table, self)
         return Dataset(
@@ -191,6 +196,9 @@ class WinoBias(Adaptation):
         if read.records.empty:  # every line was left out: the findings are the answer
             raise ValidationFailed(read.findings, info.location, reason="no line could be read")
         records = read.records.rename(columns={f: self.col(f) for f in LOCALISED})
+        if "source_line" in records.columns:  # findings name a bracket line, not a table row
+            places = zip(records["source_file"], records.pop("source_line"), strict=True)
+            records.attrs[SOURCE_LINES] = [(files.location(str(f)), int(n)) for f, n in places]
         ds = self.from_frame(records, source=info, name=self.name, is_sample=sample)
         ds.findings[:0] = read.findings
         ds.metadata["stereotype_lists"] = read.stereotype_lists
