@@ -41,6 +41,11 @@ class RunResult:
     def metrics(self) -> pd.DataFrame:
         return self.result.metrics
 
+    @property
+    def counts(self) -> pd.DataFrame:
+        """The scorer's counts per stratum, as a run directory read back has them."""
+        return self.result.counts
+
     def to_frame(self) -> pd.DataFrame:
         """The tidy metrics (metric, split, type, value, ci_low, ci_high, n, ...), a copy."""
         return self.result.metrics.copy()

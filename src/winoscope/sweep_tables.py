@@ -46,7 +46,7 @@ def metric_rows(
     from .scoring.answer_quality import quality_of
     from .scoring.metric import get_metric, headline_metrics
 
-    q = quality_of(rr.manifest, rr.result.counts)
+    q = quality_of(rr.manifest, rr.counts)  # a RunResult or a RunDir read back
     m = rr.metrics
     summary = m[summary_rows(m)]
     from .scoring.decision import absolute_twin
