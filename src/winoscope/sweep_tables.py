@@ -86,6 +86,47 @@ def metric_rows(
     return out
 
 
+def point_table(
+    names: Sequence[str],
+    values: Sequence[Any],
+    point_of: Mapping[Any, Any],
+    reference: Any,
+    runs: Mapping[tuple[str, Any], Any],
+    dirs: Mapping[tuple[str, Any], Path],
+    *,
+    n_boot: int,
+    seed: int,
+) -> pd.DataFrame:
+    """Every task's metric rows at each value it has a run for, each non-reference point
+    paired against the reference's run, Holm-adjusted across the points: the table both a
+    sweep run in one process and a study merged from run directories report."""
+    from .compare.difference import diff
+
+    rows: list[dict[str, Any]] = []
+    for name in names:
+        for v in values:
+            if (name, v) not in runs:
+                continue
+            is_ref = v == reference
+            rows += metric_rows(name, v, point_of[v], is_ref, runs[(name, v)], dirs[(name, v)])
+            if is_ref:
+                continue
+            d = diff(dirs[(name, reference)], dirs[(name, v)], n_boot=n_boot, seed=seed)
+            add_differences(rows, name, point_of[v], d.table)
+    return holm_across_points(pd.DataFrame.from_records(rows, columns=SWEEP_COLUMNS))
+
+
+def sample_banner(runs: Any) -> str | None:
+    """The bundled-sample banner when any run was scored on a bundled sample."""
+    from .report.rundir import SAMPLE_BANNER
+
+    def sample(rr: Any) -> bool:
+        ds = rr.manifest.get("dataset") or {}
+        return bool(ds.get("is_sample")) or (ds.get("source") or {}).get("kind") == "sample"
+
+    return SAMPLE_BANNER if any(sample(rr) for rr in runs) else None
+
+
 def degenerate_points(table: pd.DataFrame, reference: Any) -> dict[str, list[Any]]:
     """Per task, the points whose run is degenerate (at least half its scored rows invalid)."""
     if table.empty or "degenerate" not in table.columns:

@@ -40,11 +40,9 @@ from .errors import TaskError
 from .results import SweepResult
 from .run_config import RunConfig
 from .sweep_tables import (
-    SWEEP_COLUMNS,
-    add_differences,
     degenerate_points,
-    holm_across_points,
-    metric_rows,
+    point_table,
+    sample_banner,
     sorted_table,
     utility_table,
 )
@@ -145,16 +143,6 @@ def _utility_numbers(
     return out, source
 
 
-def _sample_banner(runs: Any) -> str | None:
-    from .report.rundir import SAMPLE_BANNER
-
-    def sample(rr: Any) -> bool:
-        ds = rr.manifest.get("dataset") or {}
-        return bool(ds.get("is_sample")) or (ds.get("source") or {}).get("kind") == "sample"
-
-    return SAMPLE_BANNER if any(sample(rr) for rr in runs) else None
-
-
 def sweep(
     tasks: Any,
     points: PointSource,
@@ -186,7 +174,6 @@ def sweep(
     reference is the reference on the page (default: ``given as reference`` or ``the first
     point given``).
     """
-    from .compare.difference import diff
     from .runner import run
     from .tags import check_key
 
@@ -241,17 +228,7 @@ def sweep(
                 runs[(name, v)] = rr
                 dirs[(name, v)] = where
     names = [_task_name(t) for t in task_list]
-    rows: list[dict[str, Any]] = []
-    for name in names:
-        for v in found:
-            rr = runs[(name, v)]
-            rows += metric_rows(name, v, typed[v], v == ref, rr, dirs[(name, v)])
-            if v == ref:
-                continue
-            d = diff(dirs[(name, ref)], dirs[(name, v)], n_boot=n_boot, seed=seed)
-            add_differences(rows, name, typed[v], d.table)
-    table = pd.DataFrame.from_records(rows, columns=SWEEP_COLUMNS)
-    table = holm_across_points(table)
+    table = point_table(names, found, typed, ref, runs, dirs, n_boot=n_boot, seed=seed)
     order = sorted(found, key=lambda v: tag_sort_key(typed[v]))
     util, util_source = utility_table(
         names if utility_task is None else [_task_name(utility_task)],
@@ -278,7 +255,7 @@ def sweep(
             "reference_reason": reference_reason
             or ("given as reference" if reference is not None else "the first point given"),
             "degenerate": degenerate_points(table, typed[ref]),
-            "sample_banner": _sample_banner(runs.values()),
+            "sample_banner": sample_banner(runs.values()),
             "duration_s": round(time.time() - started, 3),
         },
         out=out_dir,

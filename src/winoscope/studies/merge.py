@@ -9,8 +9,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from ..results import SweepResult
 from .cells import Cell, Job, template_dir
 from .spec import Study
@@ -18,14 +16,12 @@ from .spec import Study
 
 def sweep_from_runs(study: Study, job: Job, template: str | None, out: Path) -> SweepResult | None:
     """One model's sweep from its finished cells (None when its reference is unfinished)."""
-    from ..compare.difference import diff
     from ..report.rundir import load_run_dir
     from ..report.sweep_page import write_sweep
     from ..sweep_tables import (
-        SWEEP_COLUMNS,
-        add_differences,
-        holm_across_points,
-        metric_rows,
+        degenerate_points,
+        point_table,
+        sample_banner,
         sorted_table,
         utility_table,
     )
@@ -36,25 +32,14 @@ def sweep_from_runs(study: Study, job: Job, template: str | None, out: Path) -> 
     if not tasks:
         return None
     runs = {k: load_run_dir(c.run_dir) for k, c in by.items() if k[0] in tasks}
-    rows: list[dict[str, Any]] = []
+    dirs = {k: c.run_dir for k, c in by.items() if k[0] in tasks}
     values = list(dict.fromkeys(c.value for c in job.cells))
-    for name in tasks:
-        for v in values:
-            if (name, v) not in runs:
-                continue
-            is_ref = v == job.reference
-            rows += metric_rows(name, v, v, is_ref, runs[(name, v)], by[(name, v)].run_dir)
-            if not is_ref:
-                d = diff(
-                    by[(name, job.reference)].run_dir,
-                    by[(name, v)].run_dir,
-                    n_boot=study.n_boot,
-                    seed=study.seed,
-                )
-                add_differences(rows, name, v, d.table)
-    table = holm_across_points(pd.DataFrame.from_records(rows, columns=SWEEP_COLUMNS))
+    same = {v: v for v in values}
+    table = point_table(
+        tasks, values, same, job.reference, runs, dirs, n_boot=study.n_boot, seed=study.seed
+    )
     present = [v for v in values if all((t, v) in runs for t in tasks)]
-    util, source = utility_table(tasks, present, {v: v for v in present}, runs, None)
+    util, source = utility_table(tasks, present, same, runs, None)
     result = SweepResult(
         key=study.key,
         points=present,
@@ -63,13 +48,18 @@ def sweep_from_runs(study: Study, job: Job, template: str | None, out: Path) -> 
         table=sorted_table(table),
         utility=util,
         runs=runs,
-        run_dirs={k: c.run_dir for k, c in by.items() if k[0] in tasks},
+        run_dirs=dirs,
         utility_source=source,
         settings={
             "n_boot": study.n_boot,
             "seed": study.seed,
             "tags": {"model": job.model.name, **study.tags},
             "holm": "across the sweep's points, per task, metric and measure",
+            "reference_reason": "the model's reference in the study file"
+            if job.model.reference is not None
+            else "the model's first value (the study file names no reference)",
+            "degenerate": degenerate_points(table, job.reference),
+            "sample_banner": sample_banner(runs.values()),
             "missing": sorted(
                 f"{t} {study.key}={v}" for t in tasks for v in values if (t, v) not in runs
             ),
