@@ -33,9 +33,17 @@ def shared_data() -> Path:
 
 # Engines some tests need: a test marked with one is skipped where the engine is missing, and
 # fails instead (a skip included) when WINOSCOPE_REQUIRE names it (CI's environment for it sets it).
+def gemma_installed() -> bool:
+    from winoscope.backends.hf.gemma import available
+
+    return available()
+
+
 ENGINES: dict[str, Callable[[], bool]] = {
     "vllm": lambda: importlib.util.find_spec("vllm") is not None,
     "slurm": lambda: shutil.which("sbatch") is not None,
+    # the gemma extra: transformers 5, so not in the floor environment (transformers 4.56)
+    "gemma": gemma_installed,
 }
 
 
