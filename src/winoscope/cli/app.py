@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from . import coref, datasets, demo, occupations, results, run, score, sweep
+from . import coref, datasets, demo, env, occupations, results, run, score, sweep
 from .common import err_console
 
 app = typer.Typer(
@@ -30,6 +30,7 @@ app.command("coref-export")(coref.coref_export)
 app.command("diff")(results.diff)
 app.command("crosslingual")(results.crosslingual)
 app.command("sweep")(sweep.sweep)
+app.command("env")(env.env)
 
 
 def main() -> None:
