@@ -49,9 +49,17 @@ def slurm_answers() -> bool:
     return done.returncode == 0
 
 
+def gemma_installed() -> bool:
+    from winoscope.backends.hf.gemma import available
+
+    return available()
+
+
 ENGINES: dict[str, Callable[[], bool]] = {
     "vllm": lambda: importlib.util.find_spec("vllm") is not None,
     "slurm": slurm_answers,
+    # the gemma extra: transformers 5, so not in the floor environment (transformers 4.56)
+    "gemma": gemma_installed,
 }
 
 

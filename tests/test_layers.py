@@ -34,7 +34,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "winoscope"
 
 LAYERS: list[set[str]] = [
     {"_version", "errors", "data"},
-    {"extras", "progress", "registry", "records", "languages", "jsonio", "tags"},
+    {"extras", "progress", "registry", "records", "languages", "jsonio", "tags", "environment"},
     {"datasets", "testing"},
     {"protocols", "limit"},
     {"occupations"},

@@ -34,8 +34,7 @@ N_BOOT = 300
 
 @pytest.fixture(scope="module")
 def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import torch
-
+    torch = pytest.importorskip("torch")
     torch.set_num_threads(1)
     return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-templates") / "model", seed=1)
 

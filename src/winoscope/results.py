@@ -7,7 +7,7 @@ through several prompt templates (:func:`winoscope.sensitivity.run_templates`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .tasks.base import Task
 
 
-@dataclass
+@dataclass(eq=False)
 class RunResult:
     """One evaluation: the dataset, the predictions, the scorer's result and the manifest.
 
@@ -65,6 +65,16 @@ class RunResult:
             ),
             *([("run dir", str(self.out_dir))] if self.out_dir is not None else []),
         ]
+
+    def __eq__(self, other: object) -> bool:
+        """Field by field as a tuple, as dataclasses compared before Python 3.13 (whose
+        field-wise ``==`` asks a DataFrame for its truth value and raises)."""
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        mine = tuple(getattr(self, f.name) for f in fields(self))
+        return mine == tuple(getattr(other, f.name) for f in fields(other))  # type: ignore[arg-type]
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as with eq=True
 
     def __repr__(self) -> str:
         """Task, model (and tags), data, headline macro metrics with intervals, errors and the

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .backends.base import Backend, model_label
+from .environment import environment
 from .errors import TaskError
 from .records import Response
 
@@ -110,4 +111,6 @@ def build_manifest(
         "requests": n_requests,
         "request_errors": n_errors,
         "python": platform.python_version(),
+        # what `winoscope env` prints: versions, platform, torch's build and devices, extras
+        "environment": environment(),
     }

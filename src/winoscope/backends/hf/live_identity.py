@@ -28,11 +28,14 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import sys
 from collections.abc import Iterator
 from typing import Any
 
 SAMPLES = 64
 IDENTITY_FORMAT = 1
+#: peft's wrapper classes (PeftMixedModel since peft 0.7)
+WRAPPERS = ("PeftModel", "PeftMixedModel")
 HOOK_KINDS = (
     ("_forward_pre_hooks", "forward_pre"),
     ("_forward_hooks", "forward"),
@@ -96,13 +99,38 @@ def _named_tensors(model: Any) -> Iterator[tuple[str, Any]]:
 def base_model(model: Any) -> Any:
     """The transformers model under a PEFT wrapper (the model itself when there is none)."""
     get = getattr(model, "get_base_model", None)
-    return get() if callable(get) and is_peft_model(model) else model
+    return get() if callable(get) and is_peft_wrapper(model) else model
+
+
+def is_peft_wrapper(model: Any) -> bool:
+    """A ``PeftModel`` (or peft's mixed model) around a transformers model."""
+    peft = sys.modules.get("peft")  # no peft imported: no peft object exists either
+    if peft is None:
+        return False
+    kinds = tuple(k for k in (getattr(peft, n, None) for n in WRAPPERS) if isinstance(k, type))
+    return isinstance(model, kinds)
+
+
+def tuner_layers(model: Any) -> list[tuple[str, Any]]:
+    """The adapter layers peft put into the model, by module path (none once unloaded)."""
+    if sys.modules.get("peft") is None or not hasattr(model, "named_modules"):
+        return []
+    from peft.tuners.tuners_utils import BaseTunerLayer
+
+    return [(p, m) for p, m in model.named_modules() if isinstance(m, BaseTunerLayer)]
 
 
 def is_peft_model(model: Any) -> bool:
-    return isinstance(getattr(model, "peft_config", None), dict) and hasattr(
-        model, "active_adapters"
-    )
+    """Whether the model carries PEFT adapters now.
+
+    ``peft_config`` alone does not say: after ``PeftModel.unload()`` (peft 0.18 and older)
+    the base model keeps it, and transformers 4.x's ``active_adapters()`` then raises "No
+    adapter loaded". Such a model is the base again, and is identified as the base.
+    """
+    config = getattr(model, "peft_config", None)
+    if not isinstance(config, dict) or not config:
+        return False
+    return bool(tuner_layers(model))
 
 
 #: config entries that name where the model came from, not what it computes
@@ -127,7 +155,6 @@ def adapter_identity(model: Any) -> dict[str, Any] | None:
     if not is_peft_model(model):
         return None
     from peft import get_peft_model_state_dict
-    from peft.tuners.tuners_utils import BaseTunerLayer
 
     adapters: dict[str, Any] = {}
     for name, cfg in sorted(model.peft_config.items()):
@@ -141,21 +168,35 @@ def adapter_identity(model: Any) -> dict[str, Any] | None:
             "config_sha256": _sha(_canonical(conf)),
             "weights": digest.hexdigest(),
         }
-    active = model.active_adapters
     scaling: dict[str, Any] = {}
     disabled = False
-    for path, module in model.named_modules():
-        if isinstance(module, BaseTunerLayer):
-            disabled = disabled or bool(module.disable_adapters)
-            scale = getattr(module, "scaling", None)
-            if isinstance(scale, dict) and scale:
-                scaling[path] = {k: float(v) for k, v in sorted(scale.items())}
+    layers = tuner_layers(model)
+    for path, module in layers:
+        disabled = disabled or bool(module.disable_adapters)
+        scale = getattr(module, "scaling", None)
+        if isinstance(scale, dict) and scale:
+            scaling[path] = {k: float(v) for k, v in sorted(scale.items())}
     return {
         "adapters": adapters,
-        "active": list(active() if callable(active) else active),
+        "active": active_adapters(model, layers),
         "disabled": disabled,
         "scaling_sha256": _sha(_canonical(scaling)),
     }
+
+
+def active_adapters(model: Any, layers: list[tuple[str, Any]]) -> list[str]:
+    """The active adapters' names: a ``PeftModel``'s own list; for adapters loaded into a
+    transformers model (``load_adapter``), those its adapter layers have active, read from
+    the layers because transformers' ``active_adapters()`` refuses some peft versions."""
+    if is_peft_wrapper(model):
+        active = model.active_adapters
+        return list(active() if callable(active) else active)
+    names: list[str] = []
+    for _, layer in layers:
+        for name in getattr(layer, "active_adapters", ()):
+            if name not in names:
+                names.append(name)
+    return names
 
 
 def callable_name(fn: Any) -> str:
