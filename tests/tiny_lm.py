@@ -23,9 +23,18 @@ CHAT_TEMPLATE = (
 
 
 def build_tiny_gpt2(
-    out: Path, *, seed: int = 0, chat: bool = False, n_positions: int = 256
+    out: Path,
+    *,
+    seed: int = 0,
+    chat: bool = False,
+    n_positions: int = 256,
+    n_embd: int = 32,
+    n_head: int = 2,
 ) -> Path:
-    """Write a tokenizer and a random 2-layer GPT-2 to ``out`` and return it."""
+    """Write a tokenizer and a random 2-layer GPT-2 to ``out`` and return it.
+
+    vLLM's CPU attention takes heads of 32 dimensions or more: its tests pass ``n_embd=64``.
+    """
     import torch
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
     from tokenizers import decoders as tk_decoders
@@ -53,9 +62,9 @@ def build_tiny_gpt2(
     config = GPT2Config(
         vocab_size=len(fast),
         n_positions=n_positions,
-        n_embd=32,
+        n_embd=n_embd,
         n_layer=2,
-        n_head=2,
+        n_head=n_head,
         bos_token_id=fast.bos_token_id,
         eos_token_id=fast.eos_token_id,
     )

@@ -21,6 +21,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "torch": ("hf", "torch"),
     "transformers": ("hf", "transformers"),
     "peft": ("peft", "peft"),
+    "vllm": ("vllm", "vllm"),
 }
 
 
