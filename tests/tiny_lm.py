@@ -36,9 +36,59 @@ def build_tiny_gpt2(
     vLLM's CPU attention takes heads of 32 dimensions or more: its tests pass ``n_embd=64``.
     """
     import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    fast = _tokenizer(chat)
+    torch.manual_seed(seed)
+    config = GPT2Config(
+        vocab_size=len(fast),
+        n_positions=n_positions,
+        n_embd=n_embd,
+        n_layer=2,
+        n_head=n_head,
+        bos_token_id=fast.bos_token_id,
+        eos_token_id=fast.eos_token_id,
+    )
+    model = GPT2LMHeadModel(config)
+    model.eval()
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out)
+    fast.save_pretrained(out)
+    return out
+
+
+def build_tiny_llama(out: Path, *, seed: int = 0, chat: bool = True) -> Path:
+    """The same tokenizer on a random 2-layer Llama (heads of 32 dimensions): an architecture
+    vLLM puts LoRA adapters on (its GPT-2 takes none)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    fast = _tokenizer(chat)
+    torch.manual_seed(seed)
+    config = LlamaConfig(
+        vocab_size=len(fast),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=1024,
+        bos_token_id=fast.bos_token_id,
+        eos_token_id=fast.eos_token_id,
+        tie_word_embeddings=False,
+    )
+    model = LlamaForCausalLM(config)
+    model.eval()
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out)
+    fast.save_pretrained(out)
+    return out
+
+
+def _tokenizer(chat: bool):  # type: ignore[no-untyped-def]
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
     from tokenizers import decoders as tk_decoders
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -58,19 +108,4 @@ def build_tiny_gpt2(
     )
     if chat:
         fast.chat_template = CHAT_TEMPLATE
-    torch.manual_seed(seed)
-    config = GPT2Config(
-        vocab_size=len(fast),
-        n_positions=n_positions,
-        n_embd=n_embd,
-        n_layer=2,
-        n_head=n_head,
-        bos_token_id=fast.bos_token_id,
-        eos_token_id=fast.eos_token_id,
-    )
-    model = GPT2LMHeadModel(config)
-    model.eval()
-    out.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(out)
-    fast.save_pretrained(out)
-    return out
+    return fast

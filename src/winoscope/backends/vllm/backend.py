@@ -68,7 +68,9 @@ class VLLMBackend:
         return MODE_PROTOCOLS
 
     def describe(self) -> Description:
-        return Description(runtime=dict(self.runtime))
+        from .engine import engines_started
+
+        return Description(runtime={**self.runtime, "engines_started": engines_started()})
 
     @property
     def tokenizer(self) -> Any:

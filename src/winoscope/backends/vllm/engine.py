@@ -47,6 +47,12 @@ class Engine:
 
 
 _HELD: list[Engine] = []
+_STARTS = [0]
+
+
+def engines_started() -> int:
+    """How many engines this process has started (a sweep over adapters starts one)."""
+    return _STARTS[0]
 
 
 def adapter_rank(adapter: Path) -> int:
@@ -87,6 +93,7 @@ def get_engine(model_dir: Path, kwargs: Mapping[str, Any], lora_rank: int | None
         llm = LLM(model=str(model_dir), tokenizer=str(model_dir), **args)
     except Exception as exc:
         raise BackendError(f"vLLM could not start on {model_dir}: {exc}") from exc
+    _STARTS[0] += 1
     engine = Engine(
         llm,
         key,
