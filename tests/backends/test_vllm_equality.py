@@ -9,6 +9,7 @@ model's engine starts once for the module (backends on one model share it).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -71,6 +72,31 @@ def test_tiny_cloze(tiny: Path, task: str) -> None:
 
 def test_tiny_texts(tiny: Path) -> None:
     _check(str(tiny), "winobias-uk", "texts", "forced_choice")
+
+
+def test_tiny_generation_equals_hf_greedy(tiny: Path) -> None:
+    from hf_requests import make_requests
+
+    reqs = make_requests(7)
+    hf = {r.request_id: r for r in create_backend(f"hf:{tiny}", mode="generate").respond(reqs)}
+    vl = create_backend(f"vllm:{tiny}", mode="generate", **ENGINE)
+    got = {r.request_id: r for r in vl.respond(reqs)}
+    assert {k: r.text for k, r in got.items()} == {k: r.text for k, r in hf.items()}
+    assert any(r.text for r in got.values())
+    assert {r.finish_reason for r in got.values()} <= {"stop", "length"}
+
+
+def test_a_prompt_over_max_model_len_fails_alone(tiny: Path) -> None:
+    from hf_requests import make_requests
+
+    reqs = make_requests(3)
+    long = replace(reqs[1], request_id="long", prompt=reqs[1].prompt * 40)
+    vl = create_backend(f"vllm:{tiny}", mode="cloze", **ENGINE)
+    got = {r.request_id: r for r in vl.respond([reqs[0], long, reqs[2]])}
+    assert got["long"].error is not None
+    assert "exceed the engine's max_model_len of 1024" in got["long"].error
+    assert got[reqs[0].request_id].ok and got[reqs[2].request_id].ok
+    assert vl.params["engine"].startswith("vllm ") and vl.describe().runtime["loaded"]
 
 
 @pytest.fixture(scope="module")
