@@ -48,7 +48,7 @@ def test_engine_options_are_parsed_by_their_own_names() -> None:
     got = engine_kwargs(
         {
             "tensor_parallel_size": "2",
-            "data_parallel_size": 4,
+            "data_parallel_size": 1,
             "gpu_memory_utilization": "0.85",
             "max_model_len": "4096",
             "enforce_eager": "true",
@@ -60,7 +60,7 @@ def test_engine_options_are_parsed_by_their_own_names() -> None:
     )
     assert got == {
         "tensor_parallel_size": 2,
-        "data_parallel_size": 4,
+        "data_parallel_size": 1,
         "gpu_memory_utilization": 0.85,
         "max_model_len": 4096,
         "enforce_eager": True,
@@ -84,6 +84,13 @@ def test_a_bad_engine_option_names_itself(name: str, value: str, message: str) -
     with pytest.raises(BackendError, match=message) as err:
         engine_kwargs({name: value})
     assert name in str(err.value)
+
+
+def test_data_parallelism_is_pointed_at_a_server() -> None:
+    assert engine_kwargs({"data_parallel_size": 1}) == {"data_parallel_size": 1}
+    with pytest.raises(BackendError, match="--data-parallel-size N") as err:
+        engine_kwargs({"data_parallel_size": "2"})
+    assert "openai:" in str(err.value)
 
 
 def test_lora_capacity_is_the_smallest_rank_vllm_takes() -> None:

@@ -3,7 +3,8 @@ compared item by item."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,9 @@ from winoscope.records import CHOICE_PROTOCOLS, Response
 from winoscope.run_config import RunConfig
 from winoscope.run_plan import plan
 from winoscope.runner import ask, predict
+
+# vLLM's CPU build reserves this many GiB for its key/value cache (the tests' prompts are short)
+os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
 
 #: engine options for the tests: small, eager (no compilation), one at a time
 ENGINE: dict[str, Any] = {"enforce_eager": True, "seed": 0}
@@ -48,20 +52,28 @@ def task_data(task: str) -> Path | None:
     return SHARED_DATA / family if family.endswith("-en") else None
 
 
-def answers(task: str, backend: Any, protocol: str) -> tuple[dict[str, Response], Any, str]:
-    """The task's answers (``limit=1``), its predictions and the column holding them."""
+def answers(
+    task: str, backend: Any, protocol: str, max_requests: int | None = None
+) -> tuple[dict[str, Response], Any, str]:
+    """The task's answers (``limit=1``; the first ``max_requests`` of its requests when given),
+    its predictions and the column holding them."""
     p = plan(
         RunConfig(task, backend, limit=1, store=False, protocol=protocol, data=task_data(task))
     )
+    if max_requests is not None:
+        p = replace(p, requests=p.requests[:max_requests])
     got = ask(p)
     column = "prediction_role" if protocol == "cloze" else p.task.prediction_column
     return got.responses, predict(p, got).predictions, column
 
 
-def compare(task: str, ref: Any, other: Any, protocol: str) -> Comparison:
-    """Item by item: each option's log-probability per token, and each row's prediction."""
-    a, pred_a, column = answers(task, ref, protocol)
-    b, pred_b, _ = answers(task, other, protocol)
+def compare(
+    task: str, ref: Any, other: Any, protocol: str, max_requests: int | None = None
+) -> Comparison:
+    """Item by item: each option's log-probability per token, and each row's prediction (rows
+    left unasked by ``max_requests`` are unanswered alike in both)."""
+    a, pred_a, column = answers(task, ref, protocol, max_requests)
+    b, pred_b, _ = answers(task, other, protocol, max_requests)
     assert set(a) == set(b)
     out = Comparison(requests=len(a))
     for rid, ra in a.items():
@@ -75,6 +87,6 @@ def compare(task: str, ref: Any, other: Any, protocol: str) -> Comparison:
         for x, y, n in zip(ra.option_logprobs, rb.option_logprobs, counts, strict=True):
             out.max_per_token = max(out.max_per_token, abs(x - y) / n)
     merged = pred_a[["row_id", column]].merge(pred_b[["row_id", column]], on="row_id")
-    differ = merged[merged[f"{column}_x"] != merged[f"{column}_y"]]
+    differ = merged[merged[f"{column}_x"].astype(str) != merged[f"{column}_y"].astype(str)]
     out.differing_predictions = list(differ["row_id"].astype(str))
     return out

@@ -11,12 +11,15 @@ base with its adapter (``-M peft=DIR``).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from ..backends import Backend, create_backend
 from ..errors import TaskError
 
+#: a trainer's checkpoint folder (as ``--checkpoints`` reads it)
+CHECKPOINT_DIR = re.compile(r"checkpoint[-_](\d+)$")
 #: how each kind takes an adapter directory
 ADAPTER_OPTION = {"vllm": "lora", "hf": "peft"}
 
@@ -24,8 +27,6 @@ ADAPTER_OPTION = {"vllm": "lora", "hf": "peft"}
 def adapter_dirs(folder: Path) -> dict[str, Path]:
     """The adapter folders under ``folder``: their values (N of ``checkpoint-N``, else the
     folder's name) -> paths."""
-    from .sweep import CHECKPOINT_DIR
-
     if not folder.is_dir():
         raise TaskError(f"--adapters {folder}: no such directory")
     found: dict[str, Path] = {}

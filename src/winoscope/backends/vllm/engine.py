@@ -125,12 +125,7 @@ def prompt_logprobs(
     from vllm.inputs import TokensPrompt
 
     params = SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0, detokenize=False)
-    outs = engine.llm.generate(
-        [TokensPrompt(prompt_token_ids=list(p)) for p in prompts],
-        params,
-        use_tqdm=False,
-        lora_request=engine.lora_request(adapter),
-    )
+    outs = _run(engine, [TokensPrompt(prompt_token_ids=list(p)) for p in prompts], params, adapter)
     result: list[list[float]] = []
     for prompt, out in zip(prompts, outs, strict=True):
         rows = out.prompt_logprobs or []
@@ -149,10 +144,18 @@ def generate(
     from vllm.inputs import TokensPrompt
 
     params = SamplingParams(max_tokens=max_new_tokens, temperature=0.0, detokenize=False)
-    outs = engine.llm.generate(
-        [TokensPrompt(prompt_token_ids=list(p)) for p in prompts],
-        params,
-        use_tqdm=False,
-        lora_request=engine.lora_request(adapter),
-    )
+    outs = _run(engine, [TokensPrompt(prompt_token_ids=list(p)) for p in prompts], params, adapter)
     return [(list(o.outputs[0].token_ids), o.outputs[0].finish_reason) for o in outs]
+
+
+def _run(engine: Engine, prompts: list[Any], params: Any, adapter: Path | None) -> list[Any]:
+    """``LLM.generate``; an engine that fails is one error saying so (answers stored so far
+    stay stored)."""
+    try:
+        return list(
+            engine.llm.generate(
+                prompts, params, use_tqdm=False, lora_request=engine.lora_request(adapter)
+            )
+        )
+    except Exception as exc:
+        raise BackendError(f"vLLM's engine failed: {type(exc).__name__}: {exc}") from exc

@@ -40,6 +40,13 @@ WHOLE_NUMBERS = (
     "max_lora_rank",
     "max_loras",
 )
+#: vLLM's ``LLM`` refuses data parallelism in one process (0.32: "not supported for
+#: single-process usage and may hang"); a server does it
+DATA_PARALLEL = (
+    "option data_parallel_size: vLLM's in-process engine does not run data parallelism (it "
+    "refuses it in a single process); serve the model with --data-parallel-size N and evaluate "
+    "it with openai:NAME --base-url ..., or use tensor_parallel_size"
+)
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 #: options that only make sense for a model held in Python; each is refused with a pointer
 LIVE_ONLY = ("hooks", "hook", "steer", "steering", "model_object")
@@ -80,6 +87,8 @@ def engine_kwargs(given: Mapping[str, Any]) -> dict[str, Any]:
             continue
         if name in WHOLE_NUMBERS:
             out[name] = as_positive_int(value, name)
+            if name == "data_parallel_size" and out[name] > 1:
+                raise BackendError(DATA_PARALLEL)
         elif name == "gpu_memory_utilization":
             out[name] = _as_fraction(value, name)
         elif name in ("enforce_eager", "enable_prefix_caching"):
