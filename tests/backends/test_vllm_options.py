@@ -121,3 +121,28 @@ def test_adapter_folders_errors(tmp_path: Path) -> None:
     _adapter(tmp_path / "checkpoint-0")
     with pytest.raises(TaskError, match="value 0 is the base"):
         adapter_dirs(tmp_path)
+
+
+def test_the_sweep_command_checks_adapters_and_base(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from winoscope.cli import app
+
+    runner = CliRunner()
+    _adapter(tmp_path / "adapters" / "checkpoint-5")
+    alone = runner.invoke(app, ["sweep", "winobias-uk", "--adapters", str(tmp_path / "adapters")])
+    assert (
+        alone.exit_code == 2 and "--adapters DIR and --base KIND:NAME go together" in alone.output
+    )
+    both = runner.invoke(
+        app,
+        ["sweep", "winobias-uk", "--adapters", str(tmp_path / "adapters"), "--base",
+         "baseline:first", "-p", "0=baseline:first"],
+    )  # fmt: skip
+    assert both.exit_code == 2 and "leave out --point" in both.output
+    kind = runner.invoke(
+        app,
+        ["sweep", "winobias-uk", "--adapters", str(tmp_path / "adapters"), "--base",
+         "baseline:first"],
+    )  # fmt: skip
+    assert kind.exit_code == 2 and "adapters go on vllm: or hf: models" in kind.output

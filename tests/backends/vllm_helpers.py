@@ -87,6 +87,8 @@ def compare(
         for x, y, n in zip(ra.option_logprobs, rb.option_logprobs, counts, strict=True):
             out.max_per_token = max(out.max_per_token, abs(x - y) / n)
     merged = pred_a[["row_id", column]].merge(pred_b[["row_id", column]], on="row_id")
-    differ = merged[merged[f"{column}_x"].astype(str) != merged[f"{column}_y"].astype(str)]
+    x, y = merged[f"{column}_x"], merged[f"{column}_y"]
+    unasked = x.isna() & y.isna()  # rows left out by max_requests, alike in both
+    differ = merged[~unasked & (x.isna() | y.isna() | (x.astype(object) != y.astype(object)))]
     out.differing_predictions = list(differ["row_id"].astype(str))
     return out
