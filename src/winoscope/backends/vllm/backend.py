@@ -149,7 +149,13 @@ class VLLMBackend:
     def _score_chunk(self, engine: Any, ready: Sequence[Item], score: Any) -> Iterator[Response]:
         sequences = [s for item in ready for s in item.sequences()]
         start = time.perf_counter()
-        scored = score(engine, sequences, self.adapter)
+        if engine.lora_rank is None:
+            scored = score(engine, sequences, self.adapter)
+        else:  # an engine with LoRA takes no prompt log-probabilities: see sampled_logprobs
+            from .engine import sampled_logprobs
+
+            starts = [len(item.prompt) for item in ready for _ in item.sequences()]
+            scored = sampled_logprobs(engine, sequences, starts, self.adapter)
         each = (time.perf_counter() - start) / len(ready)
         k = 0
         for item in ready:

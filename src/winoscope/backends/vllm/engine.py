@@ -136,6 +136,46 @@ def prompt_logprobs(
     return result
 
 
+def sampled_logprobs(
+    engine: Engine, prompts: Sequence[Sequence[int]], starts: Sequence[int], adapter: Path | None
+) -> list[list[float]]:
+    """As :func:`prompt_logprobs` for the tokens of each prompt from ``starts[i]`` on (the
+    others read 0.0), through the sampler instead: one request per scored token, its prefix
+    as the prompt and that token the only one allowed; the log-probability vLLM reports is the
+    raw one (``logprobs_mode="raw_logprobs"``, before the restriction), so it is exact.
+
+    vLLM's CPU LoRA layer fails on prompt log-probabilities (its logits path is sized for the
+    sampled tokens only, an einsum shape error), with or without an adapter on the request, so
+    an engine started with LoRA scores every request here.
+    """
+    from vllm import SamplingParams
+    from vllm.inputs import TokensPrompt
+
+    asks, params, where = [], [], []
+    for i, (prompt, start) in enumerate(zip(prompts, starts, strict=True)):
+        for pos in range(max(start, 1), len(prompt)):
+            asks.append(TokensPrompt(prompt_token_ids=list(prompt[:pos])))
+            params.append(
+                SamplingParams(
+                    max_tokens=1,
+                    temperature=0.0,
+                    logprobs=0,
+                    allowed_token_ids=[int(prompt[pos])],
+                    detokenize=False,
+                )
+            )
+            where.append((i, pos))
+    result = [[0.0] * max(len(p) - 1, 0) for p in prompts]
+    if not asks:
+        return result
+    outs = _run(engine, asks, params, adapter)
+    for (i, pos), out in zip(where, outs, strict=True):
+        token = int(prompts[i][pos])
+        step = out.outputs[0].logprobs[0]
+        result[i][pos - 1] = float(step[token].logprob)
+    return result
+
+
 def generate(
     engine: Engine, prompts: Sequence[Sequence[int]], max_new_tokens: int, adapter: Path | None
 ) -> list[tuple[list[int], str | None]]:
