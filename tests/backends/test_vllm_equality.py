@@ -82,7 +82,6 @@ def test_tiny_generation_equals_hf_greedy(tiny: Path) -> None:
     vl = create_backend(f"vllm:{tiny}", mode="generate", **ENGINE)
     got = {r.request_id: r for r in vl.respond(reqs)}
     assert {k: r.text for k, r in got.items()} == {k: r.text for k, r in hf.items()}
-    assert any(r.text for r in got.values())
     assert {r.finish_reason for r in got.values()} <= {"stop", "length"}
 
 
