@@ -59,12 +59,12 @@ def timed_run(task: str, backend: Any, limit: int | None) -> dict[str, Any]:
     started = time.perf_counter()
     got = ask(p)
     seconds = time.perf_counter() - started
-    errors = sum(1 for r in got.responses.values() if r.error)
-    if errors:
-        first = next(r.error for r in got.responses.values() if r.error)
-        raise SystemExit(f"{backend.kind}: {errors} requests failed, e.g. {first}")
+    failed = [r.error for r in got.responses.values() if r.error]
     n = len(got.responses)
-    return {"requests": n, "seconds": round(seconds, 3), "requests_per_s": round(n / seconds, 2)}
+    out = {"requests": n, "seconds": round(seconds, 3), "requests_per_s": round(n / seconds, 2)}
+    if failed:  # counted and shown, not hidden: the rate is over every request asked
+        out.update(failed=len(failed), first_error=str(failed[0])[:200])
+    return out
 
 
 def free_port() -> int:
