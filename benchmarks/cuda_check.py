@@ -28,6 +28,9 @@ d. **out of memory**: ``batch_size=auto`` on long prompts with the allocator cap
    come back once and equal the batch-size-1 answer. Without CUDA (or when nothing ran out of
    memory) a hook raises ``torch.cuda.OutOfMemoryError`` for batches above 4 instead, and the
    output says it was simulated.
+e. **vLLM** (:mod:`vllm_cuda`): the ``vllm:`` backend on Gemma 3 12B's text configuration with
+   random weights (``load_format="dummy"``), letters and cloze on WinoBias-UK- and
+   WinoPron-UK-sized workloads; skipped with its reason without CUDA or vLLM.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from random_gemma import gemma3_text_model, load_tokenizer, model_config, random_backend  # noqa: E402
+from vllm_cuda import vllm_throughput  # noqa: E402
 
 PROMPT_SETS = {"WinoBias-UK preview (1,674 rows)": 3348, "WinoPron-UK": 4320}
 
@@ -325,6 +329,7 @@ def main() -> None:
     parser.add_argument("--prompts", type=int, help="prompts per throughput run (256; tiny 32)")
     parser.add_argument("--skip", default="", help="steps to skip, e.g. c,d")
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--tensor-parallel", type=int, default=1, help="vLLM's GPUs (step e)")
     parser.add_argument("--out", default=".", help="folder for cuda_check.json")
     args = parser.parse_args()
 
@@ -357,6 +362,12 @@ def main() -> None:
             ),
         ),
         "d": ("out_of_memory", lambda: oom_check(args.device, args.tiny, args.tokenizer)),
+        "e": (
+            "vllm",
+            lambda: vllm_throughput(
+                letter_requests(), cloze_requests(), cycle, args.tokenizer, args.tensor_parallel
+            ),
+        ),
     }
     for key, (name, step) in steps.items():
         if key in skip:

@@ -23,18 +23,77 @@ CHAT_TEMPLATE = (
 
 
 def build_tiny_gpt2(
-    out: Path, *, seed: int = 0, chat: bool = False, n_positions: int = 256, n_head: int = 2
+    out: Path,
+    *,
+    seed: int = 0,
+    chat: bool = False,
+    n_positions: int = 256,
+    n_embd: int = 32,
+    n_head: int = 2,
 ) -> Path:
-    """Write a tokenizer and a random 2-layer GPT-2 to ``out`` and return it (``n_head=1``:
-    heads of 32 dimensions, which vLLM's CPU attention supports; 16 it does not). Where torch or
-    transformers is missing (CI's Python 3.13 environment) the calling test is skipped."""
+    """Write a tokenizer and a random 2-layer GPT-2 to ``out`` and return it.
+
+    vLLM's CPU attention takes heads of 32 dimensions or more: its tests pass ``n_embd=64`` or
+    ``n_head=1``. Where torch or transformers is missing (CI's Python 3.13 environment) the
+    calling test is skipped.
+    """
     import pytest
 
     torch = pytest.importorskip("torch")
     pytest.importorskip("transformers")
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    fast = _tokenizer(chat)
+    torch.manual_seed(seed)
+    config = GPT2Config(
+        vocab_size=len(fast),
+        n_positions=n_positions,
+        n_embd=n_embd,
+        n_layer=2,
+        n_head=n_head,
+        bos_token_id=fast.bos_token_id,
+        eos_token_id=fast.eos_token_id,
+    )
+    model = GPT2LMHeadModel(config)
+    model.eval()
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out)
+    fast.save_pretrained(out)
+    return out
+
+
+def build_tiny_llama(out: Path, *, seed: int = 0, chat: bool = True) -> Path:
+    """The same tokenizer on a random 2-layer Llama (heads of 32 dimensions): an architecture
+    vLLM puts LoRA adapters on (its GPT-2 takes none)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    fast = _tokenizer(chat)
+    torch.manual_seed(seed)
+    config = LlamaConfig(
+        vocab_size=len(fast),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=1024,
+        bos_token_id=fast.bos_token_id,
+        eos_token_id=fast.eos_token_id,
+        tie_word_embeddings=False,
+    )
+    model = LlamaForCausalLM(config)
+    model.eval()
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out)
+    fast.save_pretrained(out)
+    return out
+
+
+def _tokenizer(chat: bool):  # type: ignore[no-untyped-def]
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
     from tokenizers import decoders as tk_decoders
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -54,19 +113,4 @@ def build_tiny_gpt2(
     )
     if chat:
         fast.chat_template = CHAT_TEMPLATE
-    torch.manual_seed(seed)
-    config = GPT2Config(
-        vocab_size=len(fast),
-        n_positions=n_positions,
-        n_embd=32,
-        n_layer=2,
-        n_head=n_head,
-        bos_token_id=fast.bos_token_id,
-        eos_token_id=fast.eos_token_id,
-    )
-    model = GPT2LMHeadModel(config)
-    model.eval()
-    out.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(out)
-    fast.save_pretrained(out)
-    return out
+    return fast

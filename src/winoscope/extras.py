@@ -23,6 +23,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "peft": ("peft", "peft"),
     "submitit": ("slurm", "submitit"),
     "yaml": ("", "pyyaml"),
+    "vllm": ("vllm", "vllm"),
 }
 
 

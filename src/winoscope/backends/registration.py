@@ -10,3 +10,4 @@ from . import resolver_file as _resolver_file  # noqa: F401
 from .hf import gemma as _gemma  # noqa: F401
 from .hf import local as _hf  # noqa: F401
 from .openai import backend as _openai  # noqa: F401
+from .vllm import factory as _vllm  # noqa: F401

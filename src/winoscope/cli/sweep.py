@@ -44,6 +44,19 @@ def checkpoint_points(folder: Path) -> dict[str, str]:
     return found
 
 
+def _adapter_points(
+    adapters: Path | None, base: str | None, points: dict[str, str], model_arg: list[str] | None
+) -> dict[str, Any]:
+    from ..backends.options import parse_model_args
+    from .adapter_points import adapter_points
+
+    if adapters is None or base is None:
+        raise TaskError("--adapters DIR and --base KIND:NAME go together")
+    if points:
+        raise TaskError("--adapters makes the points; leave out --point and --checkpoints")
+    return adapter_points(adapters, base, parse_model_args(model_arg))
+
+
 def sweep(
     tasks: Annotated[list[str], typer.Argument(help="Task name(s), e.g. winobias-uk.")],
     point: Annotated[
@@ -57,6 +70,16 @@ def sweep(
     checkpoints: Annotated[
         Path | None,
         typer.Option(help="A folder of checkpoint-N folders: each is a point, N its value."),
+    ] = None,
+    adapters: Annotated[
+        Path | None,
+        typer.Option(
+            help="A folder of adapters (checkpoint-N or named folders): each a point on --base, "
+            "which is point 0; on vllm: one engine serves them all."
+        ),
+    ] = None,
+    base: Annotated[
+        str | None, typer.Option(help="The model the --adapters go on (vllm:DIR or hf:DIR).")
     ] = None,
     key: Annotated[
         str | None,
@@ -137,14 +160,19 @@ def sweep(
                         f"{value}; give the base another one (--point 0=...)"
                     )
                 points[value] = spec
+        backends: dict[str, Any] = {}
+        if adapters is not None or base is not None:
+            backends = _adapter_points(adapters, base, points, model_arg)
         reason = None
         if reference is not None:
             reason = "given with --reference"
         elif checkpoints is not None and given:
             reference, reason = given[0], "the base model: the --point given beside --checkpoints"
+        elif backends:
+            reference, reason = "0", "the base model: point 0, --base without an adapter"
         else:
             reason = "the first point given"
-        if not points:
+        if not points and not backends:
             raise TaskError("give the points: --point VALUE=KIND:NAME or --checkpoints DIR")
         if data is not None and len(tasks) > 1:
             raise TaskError("--data applies to one task; run one sweep per task")
@@ -156,10 +184,12 @@ def sweep(
             options["data"] = data
         if limit is not None:
             options["limit"] = limit
+        if backends:
+            del options["backend_options"]  # each point's backend is built with them
         result = sweep_api(
             tasks,
-            points,
-            key=key or ("checkpoint" if checkpoints is not None else "alpha"),
+            backends or points,
+            key=key or ("checkpoint" if (checkpoints or adapters) is not None else "alpha"),
             reference=reference,
             reference_reason=reason,
             utility=utility,

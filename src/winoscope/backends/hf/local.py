@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...errors import BackendError
 from ...extras import require
 from ...records import Request, Response
 from ..base import Description, backend, reject_unknown
@@ -59,6 +58,7 @@ from .options import (
     as_verify,
     build_params,
 )
+from .prompting import LetterIds, chat_text, cloze_ids, continuation_ids, prompt_ids
 from .scoring import Prepared, score_prepared
 
 __all__ = ["HFLocalBackend", "make_hf"]
@@ -86,9 +86,7 @@ class HFLocalBackend:
     runtime: dict[str, Any] = field(default_factory=dict)
     _lm: LoadedLM | None = field(default=None, repr=False)
     _sizer: BatchSizer | None = field(default=None, repr=False)
-    _letter_cache: dict[tuple[tuple[str, ...], bool], list[list[int]] | None] = field(
-        default_factory=dict, repr=False
-    )
+    _letters: LetterIds = field(default_factory=LetterIds, repr=False)
 
     def __post_init__(self) -> None:
         self.runtime.update(
@@ -175,44 +173,22 @@ class HFLocalBackend:
 
     def chat_text(self, prompt: str) -> str:
         """The prompt as the user turn of the chat template, ready for the assistant's answer."""
-        from .encoding import render_chat
-
-        try:
-            return render_chat(self.load().tokenizer, prompt, self.base_params.get("system"))
-        except Exception as exc:
-            raise BackendError(f"{self.kind}:{self.model}: chat template failed: {exc}") from exc
+        return chat_text(self.load().tokenizer, prompt, self.base_params, self._label)
 
     def prompt_ids(self, prompt: str) -> list[int]:
         """Token ids of the prompt as the model reads it (in the chat template when on)."""
-        from .encoding import prompt_token_ids
-
-        tok = self.load().tokenizer
-        if self.mode in ("generate", "letters") and self.base_params.get("chat"):
-            system = self.base_params.get("system")
-            try:
-                return prompt_token_ids(tok, prompt, chat=True, system=system)
-            except Exception as exc:
-                raise BackendError(
-                    f"{self.kind}:{self.model}: chat template failed: {exc}"
-                ) from exc
-        return prompt_token_ids(tok, prompt)
+        return prompt_ids(self.load().tokenizer, prompt, self.base_params, self._label)
 
     def continuation_ids(self, req: Request) -> list[list[int]]:
-        tok = self.load().tokenizer
-        prefix = str(self.base_params.get("prefix", " "))
-        texts = [o.label if self.mode == "letters" else o.text for o in req.options]
-        return [list(tok(prefix + t, add_special_tokens=False)["input_ids"]) for t in texts]
+        return continuation_ids(self.load().tokenizer, req, self.base_params)
 
     def letter_ids(self, req: Request) -> list[list[int]] | None:
         """Per option, the token ids of its letter's spellings (None: read as continuations)."""
-        from .encoding import has_cyrillic, letter_token_ids
+        return self._letters(self.load().tokenizer, req, self.base_params)
 
-        if self.base_params.get("prefix", " ") != " ":
-            return None
-        key = (tuple(o.label for o in req.options), has_cyrillic(req.prompt))
-        if key not in self._letter_cache:
-            self._letter_cache[key] = letter_token_ids(self.load().tokenizer, *key)
-        return self._letter_cache[key]
+    @property
+    def _label(self) -> str:
+        return f"{self.kind}:{self.model}"
 
     # -- answering --------------------------------------------------------------------------
 
@@ -248,13 +224,11 @@ class HFLocalBackend:
         enc = ClozeEncoder(lm.tokenizer, self.base_params.get("add_bos_token"))
         items = []
         for req in requests:
-            pairs = [enc.pair(req.prompt, o.text) for o in req.options]
-            contexts = {tuple(c) for c, _ in pairs}
-            if len(contexts) > 1:  # trailing spaces of a context never depend on the option
-                yield self._error(req, "the options' contexts tokenise differently")
+            found = cloze_ids(enc, req)
+            if isinstance(found, str):
+                yield self._error(req, found)
                 continue
-            context = pairs[0][0] if pairs else []
-            items.append(Prepared(req, context, [c for _, c in pairs], None, counts=True))
+            items.append(Prepared(req, found[0], found[1], None, counts=True))
         yield from score_prepared(self, lm, items)
 
     def _generate(self, lm: LoadedLM, requests: Sequence[Request]) -> Iterator[Response]:
