@@ -236,28 +236,21 @@ def plan(config: RunConfig) -> RunPlan:
     )
 
 
-#: the model parameters that make a run of the same spec another model's run: the adapter put
-#: on a path model (``-M peft=DIR``). The weights, hooks and adapters of a model under the same
-#: label or path may change between runs into one directory (the store asks again, as the
-#: documentation of live models describes); the spec is the user's name for the model.
-IDENTITY_PARAMS = ("adapter",)
+def run_identity(task: str, model: Mapping[str, Any]) -> dict[str, str]:
+    """What makes a run directory another run: the task and the model as pages name it, its
+    spec with the PEFT adapter's folder put on a path model (``hf:base + peft:out/lora``).
+    The weights, hooks and adapters under the same label, path or adapter folder may change
+    between runs into one directory (the store asks again, as the documentation of live
+    models describes): the spec and the folders are the user's names for the model."""
+    from .backends.base import model_display
 
-
-def run_identity(task: str, model: Mapping[str, Any]) -> dict[str, Any]:
-    """What makes a run directory another run: the task, the model spec and the adapter put on
-    a path model."""
-    params = model.get("params") or {}
-    return {
-        "task": task,
-        "model": str(model.get("spec", "?")),
-        **{k: params[k] for k in IDENTITY_PARAMS if params.get(k) is not None},
-    }
+    return {"task": task, "model": model_display(model)}
 
 
 def check_overwrite(out: Path, task: str, backend: Any) -> None:
     """Refuse to write a run of another task or model into a directory holding one.
 
-    Rerunning the same run (same task, model spec and weights) resumes as before; anything else
+    Rerunning the same run (same task, model spec and adapter folder) resumes as before; anything else
     would replace the earlier run's report and metrics, so it needs ``overwrite=True``
     (``--overwrite``) or another ``out``.
     """
@@ -273,18 +266,12 @@ def check_overwrite(out: Path, task: str, backend: Any) -> None:
     if not isinstance(old, dict) or "task" not in old:
         return
     before = run_identity(str(old.get("task")), old.get("model") or {})
-    now = run_identity(task, {"spec": model_label(backend), "params": backend.params})
+    runtime = getattr(backend, "runtime", None) or {}
+    now = run_identity(task, {"spec": model_label(backend), "runtime": runtime})
     if before == now:
         return
-    differs = [k for k in dict.fromkeys([*before, *now]) if before.get(k) != now.get(k)]
-    what = ", ".join(f"{k} {_short(before.get(k))} -> {_short(now.get(k))}" for k in differs)
     raise TaskError(
         f"{out} holds a run of {before['task']} with {before['model']}; this run is "
-        f"{now['task']} with {now['model']} ({what}): refusing to overwrite it. Give another "
+        f"{now['task']} with {now['model']}: refusing to overwrite it. Give another "
         "--out (out=...), or --overwrite (overwrite=True) to replace it"
     )
-
-
-def _short(value: Any) -> str:
-    text = "none" if value is None else str(value)
-    return text if len(text) <= 40 else text[:16] + "…"

@@ -94,8 +94,16 @@ def test_a_swapped_adapter_asks_again_from_the_command_line(base_dir, adapters, 
         "-M",
         "mode=texts",
     ]
+    # another adapter folder is another model: its run replaces the first only when asked to
     for adapter, all_cached in ((a, False), (a, True), (b, False)):
-        result = runner.invoke(app, [*args, "-M", f"peft={adapter}"])
+        extra = []
+        if adapter == b:
+            refused = runner.invoke(app, [*args, "-M", f"peft={b}"])
+            assert refused.exit_code == 2, refused.output
+            assert "refusing to overwrite" in refused.output
+            assert f"peft:{a}" in refused.output and f"peft:{b}" in refused.output
+            extra = ["--overwrite"]
+        result = runner.invoke(app, [*args, "-M", f"peft={adapter}", *extra])
         assert result.exit_code == 0, result.output
         manifest = json.loads((out / "manifest.json").read_text())
         n = manifest["requests"]

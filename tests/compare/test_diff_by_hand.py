@@ -674,6 +674,11 @@ def test_diff_by_hand(stand_in: StandIn, tmp_path: Path) -> None:
         "holm_family": "pro accuracy, anti accuracy",
         "p_holm": "Holm across the headline hypotheses (holm_family); other rows exploratory",
         "mcnemar": "exact, on row correctness of rows both runs answered; Holm across strata",
+        # the stand-in runs record no counts and no outcome: no rate to give, neither degenerate
+        "answers_a": "invalid – (0 of 0 scored rows) · failed – (0 of 0 requests)",
+        "answers_b": "invalid – (0 of 0 scored rows) · failed – (0 of 0 requests)",
+        "degenerate": [],
+        "sample_banner": None,
     }
 
 
