@@ -164,6 +164,9 @@ def main() -> None:
             base_url=f"http://127.0.0.1:{port}/v1",
             mode="cloze",
             concurrency=args.concurrency,
+            # token-id prompts: the exact split hf: and vllm: make (text offsets refuse a
+            # byte-level tokenizer's split characters rather than guess)
+            tokenizer=str(path),
         )
         timed_run(args.task, oa, 1)  # warm-up
         figures["openai"] = timed_run(args.task, oa, args.limit)
