@@ -56,6 +56,21 @@ def token_logprob(token: str) -> float:
     return -0.1 * len(token.strip())
 
 
+def logprobs_object(
+    tokens: list[str], lps: list[float | None], offsets: list[int]
+) -> dict[str, Any]:
+    """A completion's ``logprobs`` object: each token with its log-probability as its own top
+    entry (none where the log-probability is None, as for a prompt's first token)."""
+    return {
+        "tokens": tokens,
+        "token_logprobs": lps,
+        "text_offset": offsets,
+        "top_logprobs": [
+            None if lp is None else {t: lp} for t, lp in zip(tokens, lps, strict=True)
+        ],
+    }
+
+
 def echo_logprobs(text: str, generated: int) -> dict[str, Any]:
     """The ``logprobs`` object of an echoed completion: tokens are runs of spaces plus a word
     (``re.findall(r"\\s*\\S+")``); the first has no log-probability, as with real servers."""
@@ -69,14 +84,7 @@ def echo_logprobs(text: str, generated: int) -> dict[str, Any]:
         tokens.append(GENERATED[0])
         offsets.append(pos)
         lps.append(GENERATED[1])
-    return {
-        "tokens": tokens,
-        "token_logprobs": lps,
-        "text_offset": offsets,
-        "top_logprobs": [
-            None if lp is None else {t: lp} for t, lp in zip(tokens, lps, strict=True)
-        ],
-    }
+    return logprobs_object(tokens, lps, offsets)
 
 
 def id_logprob(token_id: int) -> float:
@@ -94,14 +102,7 @@ def echo_id_logprobs(ids: list[int], generated: int) -> dict[str, Any]:
     for tok in tokens:
         offsets.append(pos)
         pos += len(tok)
-    return {
-        "tokens": tokens,
-        "token_logprobs": lps,
-        "text_offset": offsets,
-        "top_logprobs": [
-            None if lp is None else {t: lp} for t, lp in zip(tokens, lps, strict=True)
-        ],
-    }
+    return logprobs_object(tokens, lps, offsets)
 
 
 def is_ids(prompt: Any) -> bool:
