@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Any, Protocol
 
 GENDERS = ("male", "female", "neutral", "plural", "neuter")
@@ -52,13 +53,35 @@ class Wording:
             )
 
 
+FormsOf = Callable[[Mapping[str, str]], list[tuple[str, str]]]  # a source row -> (form, tag)s
+
+
+@dataclass(frozen=True)
+class LexiconSpec:
+    """A language's corpus lexicons (:mod:`winoscope.occupations.lexicons` reads them).
+
+    ``folder`` holds the sources (``collocates.tsv``, ``occupations.tsv``, ...) and the
+    generated ``forms.tsv``. ``collocate_forms`` and ``occupation_forms`` turn one source row
+    into its (form, tag) pairs; ``name_forms(name, gender)`` does the same for a first name of
+    the large set. ``ships_names``: the folder's ``names.tsv`` is the large set (without it the
+    large set needs a names table, and equals the medium set when none is given).
+    """
+
+    folder: Path
+    collocate_forms: FormsOf
+    occupation_forms: FormsOf
+    name_forms: Callable[[str, str], list[tuple[str, str]]]
+    ships_names: bool = False
+
+
 class Analyser(Protocol):
     """What a morphological analyser must offer a :class:`Language` (a module satisfies it).
 
     Optional, used where present: ``noun_lemmas(word) -> set[str]`` (the lemmas of a word's
     noun readings), ``noun_readings(word) -> set[str]`` (the pronoun sets a nominative noun
     reading agrees with: ``male``, ``female``, ``plural``) and ``nominative(text) -> str`` (a
-    short noun phrase in the nominative singular). :mod:`.uk_morphology` has all of them.
+    short noun phrase in the nominative singular). :mod:`winoscope.languages.uk.morphology`
+    (``languages/uk/morphology.py``) has all of them.
     """
 
     def words(self, text: str) -> list[str]:
@@ -99,6 +122,11 @@ class Language:
     # the language's prompt and cloze templates (the task defaults first), which every task in
     # this language may be asked through (winoscope.prompt_templates registers them)
     wordings: tuple[Wording, ...] = ()
+    # the defaults a task in this language is asked through: a lettered prompt (``choice``) and
+    # a cloze template; the protocols take them from here
+    default_prompt: Wording | None = None
+    default_cloze: Wording | None = None
+    lexicon: LexiconSpec | None = None  # the corpus lexicons, where the language has them
     _memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -106,6 +134,13 @@ class Language:
             raise ValueError("a Language needs a code (e.g. 'uk')")
         # own copies as tuples and plain dicts: the record stays as it was declared
         object.__setattr__(self, "wordings", tuple(self.wordings))
+        for name, kind in (("default_prompt", "choice"), ("default_cloze", "cloze")):
+            wording = getattr(self, name)
+            if wording is not None and wording.kind != kind:
+                raise ValueError(
+                    f"language {self.code!r}: {name} {wording.name!r} is a {wording.kind} "
+                    f"wording, not {kind}"
+                )
         for name in ("answer_words", "or_words", "and_words", "determiners"):
             value = getattr(self, name)
             if isinstance(value, str):

@@ -34,10 +34,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import TaskError
-from ..languages import Wording
-from ..languages.en import prompts as en_prompts
-from ..languages.sv import prompts as sv_prompts
-from ..languages.uk import prompts as uk_prompts
+from ..languages import Language, Wording, get_language
 from ..records import Option, Request, Response
 from .answers import INVALID
 from .choice_rows import ERROR, ChoiceRow
@@ -124,11 +121,20 @@ def cloze_from_wording(wording: Wording) -> ClozeTemplate:
     return ClozeTemplate(wording.text, name=wording.name)
 
 
-EN_CLOZE = cloze_from_wording(en_prompts.CLOZE)
+def default_template(language: str | Language) -> ClozeTemplate:
+    """The language's default cloze wording (:attr:`Language.default_cloze`) as a template;
+    the same object on every call."""
+    lang = get_language(language)
+    if lang.default_cloze is None:
+        raise TaskError(f"language {lang.code!r} declares no default cloze (default_cloze)")
+    return cloze_from_wording(lang.default_cloze)
+
+
+EN_CLOZE = default_template("en")
 # "Тут «він» — це лікар." (here "he" is the doctor): the candidate completes it in the nominative.
-UK_CLOZE = cloze_from_wording(uk_prompts.CLOZE)
+UK_CLOZE = default_template("uk")
 # "Här syftar ”han” på teknikern." with the candidate's form in the premise (definite).
-SV_CLOZE = cloze_from_wording(sv_prompts.CLOZE)
+SV_CLOZE = default_template("sv")
 
 
 def build_requests(
@@ -257,5 +263,6 @@ __all__ = [
     "ClozeTemplate",
     "build_requests",
     "combine",
+    "default_template",
     "is_cloze",
 ]

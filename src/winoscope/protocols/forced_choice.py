@@ -24,9 +24,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import TaskError
-from ..languages import Wording
-from ..languages.en import prompts as en_prompts
-from ..languages.uk import prompts as uk_prompts
+from ..languages import Language, Wording, get_language
 from ..records import Option, Request, Response
 from . import cloze
 from .answers import INVALID, normalise
@@ -87,9 +85,18 @@ def from_wording(wording: Wording, allowed: frozenset[str] | None = None) -> Pro
     return PromptTemplate(wording.text, name=wording.name, allowed=allowed)
 
 
+def default_template(language: str | Language) -> PromptTemplate:
+    """The language's default lettered prompt (:attr:`Language.default_prompt`) as a template;
+    the same object on every call."""
+    lang = get_language(language)
+    if lang.default_prompt is None:
+        raise TaskError(f"language {lang.code!r} declares no default prompt (default_prompt)")
+    return from_wording(lang.default_prompt)
+
+
 # the defaults of the built-in Ukrainian and English tasks (their languages hold the texts)
-UK_DEFAULT = from_wording(uk_prompts.DEFAULT)
-EN_DEFAULT = from_wording(en_prompts.DEFAULT)
+UK_DEFAULT = default_template("uk")
+EN_DEFAULT = default_template("en")
 
 
 def build_requests(rows: Iterable[ChoiceRow], template: PromptTemplate) -> list[Request]:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from ..base import Language, register_language
-from .prompts import WORDINGS
+from .prompts import CLOZE, DEFAULT, WORDINGS
 
 ENGLISH = register_language(
     Language(
         wordings=WORDINGS,
+        default_prompt=DEFAULT,
+        default_cloze=CLOZE,
         code="en",
         name="English",
         answer_words=("answer", "option", "correct answer"),

@@ -1,4 +1,5 @@
-"""Swedish: answer words, third-person pronouns (*hen* as ``neutral``), no analyser.
+"""Swedish: answer words, third-person pronouns (*hen* as ``neutral``), no analyser, and the
+corpus lexicons (:mod:`.corpus_lexicon`).
 
 *hen*'s object form is *hen* or *henom* (both in SAOL); SweWinogender writes *henom*.
 """
@@ -6,11 +7,15 @@
 from __future__ import annotations
 
 from ..base import Language, register_language
-from .prompts import WORDINGS
+from .corpus_lexicon import LEXICON
+from .prompts import CLOZE, RESOLUTION, WORDINGS
 
 SWEDISH = register_language(
     Language(
         wordings=WORDINGS,
+        default_prompt=RESOLUTION,
+        default_cloze=CLOZE,
+        lexicon=LEXICON,
         code="sv",
         name="Swedish",
         # English ones too: a model may answer a Swedish prompt in English

@@ -1,5 +1,6 @@
 """Ukrainian: the answer words of Ukrainian prompts, the Cyrillic option letters, the
-third-person pronouns and pymorphy3 (:mod:`.uk_morphology`) as the analyser.
+third-person pronouns, pymorphy3 (:mod:`.morphology`, ``languages/uk/morphology.py``) as the
+analyser and the corpus lexicons (:mod:`.corpus_lexicon`).
 
 Cyrillic letters. A Ukrainian model may answer a prompt labelled A/B in its own alphabet, whose
 order is А, Б, В. ``А`` (also Latin A's look-alike) is the first option and ``Б`` the second;
@@ -10,7 +11,8 @@ and B only it is ambiguous; ``С`` is Latin C's look-alike.
 from __future__ import annotations
 
 from ..base import Analyser, Language, register_language
-from .prompts import WORDINGS
+from .corpus_lexicon import LEXICON
+from .prompts import CLOZE, DEFAULT, WORDINGS
 
 
 def _analyser() -> Analyser:
@@ -38,6 +40,9 @@ _POSSESSIVE_PLURAL = (
 UKRAINIAN = register_language(
     Language(
         wordings=WORDINGS,
+        default_prompt=DEFAULT,
+        default_cloze=CLOZE,
+        lexicon=LEXICON,
         code="uk",
         name="Ukrainian",
         # English ones too: a model may answer a Ukrainian prompt with "Answer: B"

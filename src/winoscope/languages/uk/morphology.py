@@ -12,6 +12,9 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
+from ..apostrophes import APOSTROPHE_SPELLINGS as APOSTROPHE_SPELLINGS  # re-exported
+from ..apostrophes import apostrophe_variants as apostrophe_variants
+from ..apostrophes import normalise_apostrophes
 from ..base import get_language
 
 _WORD = re.compile(r"[^\W\d_]+(?:[ʼ'’-][^\W\d_]+)*", re.UNICODE)
@@ -137,27 +140,6 @@ def nominative(text: str) -> str:
 
 
 # --------------------------------------------------------------------------- occupation forms
-
-APOSTROPHE_SPELLINGS = ("ʼ", "'", "’")  # the three a Ukrainian text may use
-_APOSTROPHE_BETWEEN_LETTERS = re.compile(r"(?<=[^\W\d_])['’ʼ](?=[^\W\d_])")
-
-
-def normalise_apostrophes(text: str) -> str:
-    """Write every apostrophe between two letters as U+02BC, the Ukrainian letter apostrophe.
-
-    >>> normalise_apostrophes("Дар'я та сім’я, 'цитата'")
-    "Дарʼя та сімʼя, 'цитата'"
-    """
-    return _APOSTROPHE_BETWEEN_LETTERS.sub("ʼ", text)
-
-
-def apostrophe_variants(form: str) -> list[str]:
-    """The form with each apostrophe spelling; a form without an apostrophe is returned alone."""
-    form = normalise_apostrophes(form)
-    if "ʼ" not in form:
-        return [form]
-    return [form.replace("ʼ", a) for a in APOSTROPHE_SPELLINGS]
-
 
 _UK_GENDER = {"female": "femn", "male": "masc", "femn": "femn", "masc": "masc"}
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...languages.uk.morphology import apostrophe_variants
+from ...languages.apostrophes import apostrophe_variants
 from ..forms import case_variants
 from .counts import SETS, ScanCounts
 
