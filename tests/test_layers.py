@@ -268,3 +268,68 @@ def test_the_line_limit_sees_a_planted_long_module(tmp_path: Path) -> None:
     (src / "report" / "long.py").write_text("x = 1\n" * (MAX_LINES + 1), encoding="utf-8")
     (src / "report" / "fits.py").write_text("x = 1\n" * MAX_LINES, encoding="utf-8")
     assert long_modules(src) == {"winoscope.report.long": MAX_LINES + 1}
+
+
+#: the units that may import a language's own modules (``winoscope.languages.<code>``): the
+#: languages package itself and the families, whose tasks are written in one language
+LANGUAGE_IMPORTERS = ("languages", "families")
+
+
+def language_codes(src: Path = SRC) -> set[str]:
+    """The language folders: the packages directly under ``languages/``."""
+    return {p.parent.name for p in (src / "languages").glob("*/__init__.py")}
+
+
+def language_module_imports(src: Path = SRC) -> dict[str, set[str]]:
+    """Module -> the ``winoscope.languages.<code>`` modules it imports, for the modules outside
+    :data:`LANGUAGE_IMPORTERS` (``winoscope.languages`` and ``languages.base`` are for all)."""
+    codes = language_codes(src)
+    out: dict[str, set[str]] = {}
+    for path in sorted(src.rglob("*.py")):
+        mod = module_name(path, src)
+        if unit(mod) in LANGUAGE_IMPORTERS:
+            continue
+        found = set()
+        for target in imports_of(path, src):
+            parts = target.split(".")
+            if parts[:2] == ["winoscope", "languages"] and len(parts) > 2 and parts[2] in codes:
+                found.add(".".join(parts[:3]))
+        if found:
+            out[mod] = found
+    return out
+
+
+def test_only_languages_and_families_import_a_language_module() -> None:
+    """A language lives in its folder: everything else asks its record (``get_language``)."""
+    assert language_module_imports() == {}
+
+
+def test_the_language_rule_sees_a_planted_import(tmp_path: Path) -> None:
+    """A protocol importing a language's prompts (relative, and lazily in a function) and a
+    lexicon reader importing one absolutely are caught; the package, ``languages.base``, another
+    languages module and a family's import of a language are not."""
+    src = tmp_path / "winoscope"
+    files = {
+        "__init__.py": "",
+        "languages/__init__.py": "from . import xx\n",
+        "languages/base.py": "",
+        "languages/tables.py": "",
+        "languages/xx/__init__.py": "from . import prompts\n",
+        "languages/xx/prompts.py": "",
+        "protocols/__init__.py": "",
+        "protocols/a.py": "from ..languages import base\nfrom ..languages.xx import prompts\n",
+        "protocols/b.py": "def f():\n    from ..languages.xx.prompts import P\n",
+        "protocols/c.py": "from ..languages import get_language\nfrom ..languages.tables import t\n",
+        "occupations/__init__.py": "import winoscope.languages.xx\n",
+        "families/__init__.py": "",
+        "families/f/__init__.py": "from ...languages.xx import prompts\n",
+    }
+    for name, text in files.items():
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        (src / name).write_text(text, encoding="utf-8")
+    assert language_codes(src) == {"xx"}
+    assert language_module_imports(src) == {
+        "winoscope.protocols.a": {"winoscope.languages.xx"},
+        "winoscope.protocols.b": {"winoscope.languages.xx"},
+        "winoscope.occupations": {"winoscope.languages.xx"},
+    }
