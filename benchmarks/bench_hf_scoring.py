@@ -204,7 +204,9 @@ def main() -> None:
         model_dir = ensure_float_model()
 
     task = get_task("winobias-uk")
-    letters = task.build_requests(task.load(None), task.default_template)[: args.requests]
+    letters = task.primary.build_requests(task.data.load(None), task.primary.template)[
+        : args.requests
+    ]
     cloze = cloze_requests(args.requests)
     workloads = {
         "letters": (letters, [(r.prompt, " " + o.label) for r in letters for o in r.options]),

@@ -107,7 +107,7 @@ def letter_requests() -> list[Any]:
     from winoscope.tasks import get_task
 
     task = get_task("winobias-uk")
-    return list(task.build_requests(task.load(None), task.default_template))
+    return list(task.primary.build_requests(task.data.load(None), task.primary.template))
 
 
 def cloze_requests() -> list[Any]:

@@ -22,6 +22,7 @@ import json
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -84,16 +85,16 @@ def write(out: Path, shared: Path | None) -> int:
     return 0
 
 
-def _templates(t: object) -> list[object]:
-    try:
-        from winoscope.prompt_templates import builtin_for
-    except ImportError:  # after the redesign: templates are registered by language
-        from winoscope.templates import builtin_for  # type: ignore[no-redef]
-    found = [getattr(t, "default_template", None)]
-    for cloze in (False, True):
+def _templates(t: Any) -> list[tuple[object, Any]]:
+    """(template, the requests builder taking it): the task's default, then the built-in
+    templates of each protocol it offers."""
+    from winoscope.prompt_templates import builtin_for
+
+    found = [(t.primary.template, t.primary.build_requests)]
+    for protocol, binding in t.protocols.items():
         with contextlib.suppress(Exception):
-            found += builtin_for(t, cloze_mode=cloze)
-    return [x for x in found if x is not None]
+            found += [(tmpl, binding.build_requests) for tmpl in builtin_for(t, protocol)]
+    return [(x, build) for x, build in found if x is not None]
 
 
 def write_requests(out: Path, shared: Path | None) -> None:
@@ -105,16 +106,12 @@ def write_requests(out: Path, shared: Path | None) -> None:
             sources.append(str(shared / REAL_DATA[name]))
         for data in sources:
             try:
-                ds = t.load(data)
+                ds = t.data.load(data)
             except Exception as exc:
                 print(f"skip requests {name} {data or 'sample'}: {exc}", file=sys.stderr)
                 continue
             lines = []
-            for tmpl in _templates(t):
-                cloze = type(tmpl).__name__ == "ClozeTemplate"
-                build = t.build_cloze_requests if cloze else t.build_requests
-                if build is None:
-                    continue
+            for tmpl, build in _templates(t):
                 for r in build(ds, tmpl):
                     lines.append(
                         json.dumps(

@@ -87,7 +87,12 @@ def main() -> None:
             backend_options={"mode": "cloze", "batch_size": args.batch_size},
         )
         task = get_task("winogender-en")
-        requests = {r.row_id: r for r in task.build_cloze_requests(rr.dataset, task.cloze_template)}
+        requests = {
+            r.row_id: r
+            for r in task.protocols["cloze"].build_requests(
+                rr.dataset, task.protocols["cloze"].template
+            )
+        }
         pred = rr.predictions
         docs = [
             {

@@ -18,7 +18,9 @@ def gender_direction(model: Any, tok: Any) -> torch.Tensor:
     from winoscope.tasks import get_task
 
     task = get_task("winobias-uk")
-    requests = task.build_requests(winoscope.load_dataset("winobias-uk"), task.default_template)
+    requests = task.primary.build_requests(
+        winoscope.load_dataset("winobias-uk"), task.primary.template
+    )
     feminine = sorted({o.forms[2] for r in requests for o in r.options})
     masculine = sorted({o.forms[0] for r in requests for o in r.options})
     weights = model.get_output_embeddings().weight.detach()

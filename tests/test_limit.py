@@ -31,8 +31,8 @@ def first_items(table: pd.DataFrame, columns: list[str], n: int) -> set[str]:
 @pytest.mark.parametrize("n", [1, 2])
 def test_first_items_of_every_stratum_with_all_variants_and_both_orders(n: int) -> None:
     task = get_task("winobias-uk")
-    ds = task.load(None)
-    requests = task.build_requests(ds, task.default_template)
+    ds = task.data.load(None)
+    requests = task.primary.build_requests(ds, task.primary.template)
     assert task.strata == ("split", "type")
     sub, kept, entry = limit_run(ds, requests, n, task.strata)
 
@@ -63,8 +63,8 @@ def test_first_items_of_every_stratum_with_all_variants_and_both_orders(n: int) 
 
 def test_winopron_strata_are_context_by_pronoun_type() -> None:
     task = get_task("winopron-uk")
-    ds = task.load(None)
-    requests = task.build_requests(ds, task.default_template)
+    ds = task.data.load(None)
+    requests = task.primary.build_requests(ds, task.primary.template)
     assert task.strata == ("context", "pronoun_type")
     _, kept, entry = limit_run(ds, requests, 1, task.strata)
     assert entry["strata_columns"] == ["context", "pronoun_type"]
@@ -76,8 +76,8 @@ def test_winopron_strata_are_context_by_pronoun_type() -> None:
 def test_limit_keeps_the_rows_its_requests_ask_whatever_the_key_column(task_name: str) -> None:
     """WinoPron-UK keys its rows by ``row_key`` (its ``row_id`` column means something else)."""
     task = get_task(task_name)
-    ds = task.load(None)
-    requests = task.build_requests(ds, task.default_template)
+    ds = task.data.load(None)
+    requests = task.primary.build_requests(ds, task.primary.template)
     sub, kept, entry = limit_run(ds, requests, 1, task.strata)
     key = "row_key" if "row_key" in ds.table.columns else "row_id"
     assert set(sub.table[key].astype(str)) == {r.row_id for r in kept}

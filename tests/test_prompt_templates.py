@@ -47,7 +47,7 @@ def test_task_defaults_keep_their_names_and_texts() -> None:
     assert reg.get("uk-default-v1").template is UK_DEFAULT
     assert reg.get("en-default-v1").template is EN_DEFAULT
     assert reg.get("uk-cloze-v1").template is cloze.UK_CLOZE
-    assert TASKS.get("winobias-uk").cloze_template is cloze.UK_CLOZE
+    assert TASKS.get("winobias-uk").protocols["cloze"].template is cloze.UK_CLOZE
 
 
 def test_resolve_by_name_file_and_text(tmp_path: Path) -> None:
@@ -103,23 +103,23 @@ def test_the_tasks_with_prompts_are_the_eight_built_in_ones() -> None:
 def test_every_builtin_template_renders_for_every_task(name: str, shared_data: Path) -> None:
     t = TASKS.get(name)
     english = reg.task_language(t) == "en"
-    ds = t.load(shared_data / t.family if english else None)
+    ds = t.data.load(shared_data / t.family if english else None)
     choice = reg.builtin_for(t)
-    assert len(choice) >= 3 and choice[0] is t.default_template
+    assert len(choice) >= 3 and choice[0] is t.primary.template
     for tmpl in choice:
         assert isinstance(tmpl, PromptTemplate)
-        reqs = t.build_requests(ds, tmpl)
+        reqs = t.primary.build_requests(ds, tmpl)
         assert reqs, tmpl.name
         for r in reqs:
             assert "{" not in r.prompt.replace("{{", "") and r.prompt.strip()
             for opt in r.options:
                 assert opt.text in r.prompt
-    if t.build_cloze_requests is not None:
-        cloze = reg.builtin_for(t, cloze_mode=True)
-        assert len(cloze) >= 3 and cloze[0] is t.cloze_template  # the default first
+    if "cloze" in t.protocols:
+        cloze = reg.builtin_for(t, "cloze")
+        assert len(cloze) >= 3 and cloze[0] is t.protocols["cloze"].template  # the default first
         for tmpl in cloze:
             assert isinstance(tmpl, ClozeTemplate)
-            reqs = t.build_cloze_requests(ds, tmpl)
+            reqs = t.protocols["cloze"].build_requests(ds, tmpl)
             assert len(reqs) == len({r.row_id for r in reqs}) > 0
             for r in reqs:
                 assert "{" not in r.prompt and all(o.text.startswith(" ") for o in r.options)

@@ -38,8 +38,8 @@ PINNED = {
 
 def _requests(task_name: str) -> list[Request]:
     t = get_task(task_name)
-    assert t.default_template is not None
-    return t.build_requests(t.load(), t.default_template)
+    assert t.primary.template is not None
+    return t.primary.build_requests(t.data.load(), t.primary.template)
 
 
 @pytest.mark.parametrize(("task_name", "request_id"), sorted(PINNED))
@@ -165,8 +165,8 @@ def test_winobias_factory_builds_a_task_for_a_new_language() -> None:
     t = winobias_task(
         "winobias-da-test", language="da", dataset=access, template=EN_DEFAULT, register=False
     )
-    ds = t.load()
-    reqs = t.build_requests(ds, EN_DEFAULT)
+    ds = t.data.load()
+    reqs = t.primary.build_requests(ds, EN_DEFAULT)
     assert len(reqs) == 4 and {r.order for r in reqs} == {"target_first", "distractor_first"}
     assert reqs[0].options[0].text == "mekanikeren" and reqs[0].item.language == "da"
     # the stereotypes come from the pro/anti labels: the mechanic is male-stereotyped

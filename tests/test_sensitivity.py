@@ -242,7 +242,8 @@ def test_cloze_mode_asks_the_cloze_templates(tiny_dir: Path) -> None:
     assert [r.manifest["protocol"] for r in res.runs] == ["cloze"] * 3
     assert [r.manifest["prompt_template"]["name"] for r in res.runs] == reg.names("uk", "cloze")
     assert (
-        res.manifest["prompt_templates"][0]["text"] == TASKS.get("winobias-uk").cloze_template.text
+        res.manifest["prompt_templates"][0]["text"]
+        == TASKS.get("winobias-uk").protocols["cloze"].template.text
     )
     with pytest.raises(TaskError, match="is a choice template"):
         run_templates(

@@ -17,7 +17,7 @@ def load_dataset(
     split: str | None = None,
 ) -> Dataset:
     """Load a task's dataset from a file, a hub id (pinned with ``revision``) or the bundled sample."""
-    return get_task(task).load(source, revision=revision, split=split)
+    return get_task(task).data.load(source, revision=revision, split=split)
 
 
 def validate(task: str, source: str | Path | Dataset | None = None, **kwargs: Any) -> list[Issue]:
@@ -25,7 +25,7 @@ def validate(task: str, source: str | Path | Dataset | None = None, **kwargs: An
     from .tasks.base import validate_dataset
 
     t = get_task(task)
-    ds = source if isinstance(source, Dataset) else t.load(source, **kwargs)
+    ds = source if isinstance(source, Dataset) else t.data.load(source, **kwargs)
     return validate_dataset(t, ds)
 
 

@@ -75,7 +75,7 @@ def gemma_note(lm: bool = True) -> str:
 
 def model_options(task: str, model: str) -> dict[str, Any]:
     """Backend options of a demo run: the base model uses cloze wherever the task has it."""
-    if model == GEMMA_SPEC and TASKS.get(task).build_cloze_requests is not None:
+    if model == GEMMA_SPEC and "cloze" in TASKS.get(task).protocols:
         return {"mode": "cloze"}
     return {}
 

@@ -26,6 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .errors import TaskError
 from .languages import LANGUAGES, Wording
@@ -100,14 +101,38 @@ def get(name: str) -> NamedTemplate:
     return reg[name]
 
 
-def task_kind(task: object, cloze_mode: bool) -> str:
-    """The template kind a task asks for: cloze, nli (SweWinogender NLI) or choice."""
-    if cloze_mode:
-        return "cloze"
-    default = getattr(task, "default_template", None)
-    if isinstance(default, PromptTemplate) and "hypothesis" in default.allowed:
-        return "nli"
-    return "choice"
+def task_kind(task: Any, protocol: str | None = None) -> str:
+    """The template kind a task asks for under ``protocol`` (default: its own): the kind its
+    binding takes (cloze, nli for SweWinogender NLI, or choice)."""
+    return str(task.protocols[protocol or task.protocol].template_kind)
+
+
+#: the template class each kind takes, and what the kind's templates are called in errors
+TEMPLATE_CLASS: dict[str, type[PromptTemplate] | type[ClozeTemplate]] = {
+    "choice": PromptTemplate,
+    "nli": PromptTemplate,
+    "cloze": ClozeTemplate,
+}
+
+
+def template_noun(kind: str) -> str:
+    """``cloze`` for the cloze kind, ``prompt`` for the lettered ones (choice, nli)."""
+    return "cloze" if TEMPLATE_CLASS.get(kind) is ClozeTemplate else "prompt"
+
+
+def check_kind(template: PromptTemplate | ClozeTemplate, kind: str, backend: str) -> None:
+    """Refuse a template object of another class than ``kind`` takes (a cloze template for a
+    lettered prompt, or the reverse); ``backend`` says which model and mode the run asks."""
+    if isinstance(template, TEMPLATE_CLASS.get(kind, PromptTemplate)):
+        return
+    if isinstance(template, ClozeTemplate):
+        raise TaskError(
+            f"cloze template '{template.name}' needs a backend in mode=cloze ({backend})"
+        )
+    raise TaskError(
+        f"prompt template '{template.name}' is a lettered prompt; mode=cloze takes a cloze "
+        "template ending in {candidate}"
+    )
 
 
 def task_language(task: object) -> str:
@@ -124,14 +149,15 @@ def task_language(task: object) -> str:
     return code
 
 
-def builtin_for(task: object, cloze_mode: bool = False) -> list[PromptTemplate | ClozeTemplate]:
-    """The task's default template first, then the registered ones of its language and kind.
+def builtin_for(task: Any, protocol: str | None = None) -> list[PromptTemplate | ClozeTemplate]:
+    """The default template of the task's ``protocol`` (default: its own) first, then the
+    registered ones of its language and of the kind that protocol's binding takes.
 
     A default that is not registered comes first too: WinoPron-UK's ``dataset-prompts`` (each
     row's own prompt from the dataset), so its wording is compared with the others."""
-    kind = task_kind(task, cloze_mode)
-    found = [registry()[n].template for n in names(task_language(task), kind)]
-    default = getattr(task, "cloze_template" if cloze_mode else "default_template", None)
+    binding = task.protocols[protocol or task.protocol]
+    found = [registry()[n].template for n in names(task_language(task), binding.template_kind)]
+    default = binding.template
     if default is not None:
         found = [default] + [t for t in found if t.name != default.name]
     return found

@@ -3,8 +3,8 @@
 
 The plan loads and validates the data (blocking findings stop it, or leave their rows out with
 ``skip_bad_rows``), makes the backend, chooses the protocol explicitly and checks it against
-what the backend answers (:func:`choose_protocol`), resolves the prompt or cloze template,
-builds the requests, applies ``limit`` and checks the scorer options against the ones the
+what the backend answers (:func:`choose_protocol`), resolves the template the protocol's binding
+takes, builds the requests by that binding, applies ``limit`` and checks the scorer options against the ones the
 task's scorer declares. Nothing here talks to a model.
 """
 
@@ -33,9 +33,7 @@ from .runner_outcome import check_failed_share
 from .scoring.options import scorer_options
 from .tags import normalize_tags
 from .tasks import TASKS, Task, get_task
-from .tasks.base import validate_dataset
-
-Template = PromptTemplate | ClozeTemplate
+from .tasks.base import Template, validate_dataset
 
 
 @dataclass(frozen=True)
@@ -59,26 +57,26 @@ class RunPlan:
 
 
 def choose_protocol(task: Task, backend: Backend, requested: str | None = None) -> str:
-    """The protocol a run asks: ``requested`` if given, else the task's own when the backend
-    answers it, else cloze for a backend that scores only continuations. Either way the task
-    must offer it and the backend must answer it; the error says what each can do."""
-    offered = [task.protocol] + (["cloze"] if task.build_cloze_requests is not None else [])
+    """The protocol a run asks: ``requested`` if given, else the first of the task's bindings
+    the backend answers, else a protocol other tasks offer besides their own (cloze) when the
+    backend answers it. Either way the task must offer it and the backend must answer it; the
+    error says what each can do."""
+    offered = list(task.protocols)
     answers = sorted(backend.protocols)
+    alternatives = alternative_protocols()
     if requested is not None:
         protocol = requested
-    elif task.protocol in backend.protocols:
-        protocol = task.protocol
-    elif "cloze" in backend.protocols:
-        protocol = "cloze"
     else:
-        protocol = task.protocol
-    if protocol == "cloze" and task.build_cloze_requests is None:
-        able = ", ".join(n for n in TASKS.names() if TASKS.get(n).build_cloze_requests)
-        why = "asked for" if requested is not None else "the backend's mode is cloze"
+        protocol = next((p for p in offered if p in backend.protocols), None) or next(
+            (p for p in alternatives if p in backend.protocols), task.protocol
+        )
+    if protocol not in offered and protocol in alternatives:
+        able = ", ".join(n for n in TASKS.names() if protocol in TASKS.get(n).protocols)
+        why = "asked for" if requested is not None else f"the backend's mode is {protocol}"
         other = modes_answering(backend, task.protocol)
         ask = f"ask it in another mode ({other}), or " if other else ""
         raise TaskError(
-            f"task {task.name} has no cloze protocol ({why}): {ask}run a task with one: {able}"
+            f"task {task.name} has no {protocol} protocol ({why}): {ask}run a task with one: {able}"
         )
     if protocol not in offered:
         raise TaskError(f"task {task.name} is asked by {' or '.join(offered)}, not by {protocol}")
@@ -94,6 +92,17 @@ def choose_protocol(task: Task, backend: Backend, requested: str | None = None) 
     return protocol
 
 
+def alternative_protocols() -> list[str]:
+    """The protocols registered tasks offer besides their own (a task's bindings after the
+    first), in registration order: another way of asking a task, which a backend answering
+    none of a task's protocols is taken to want."""
+    found: dict[str, None] = {}
+    for name in TASKS.names():
+        for protocol in list(TASKS.get(name).protocols)[1:]:
+            found.setdefault(protocol)
+    return list(found)
+
+
 def modes_answering(backend: Backend, protocol: str) -> str:
     """The ``-M mode=...`` settings under which ``backend`` answers ``protocol``, as text
     (empty when none does, or the backend has no modes)."""
@@ -105,52 +114,25 @@ def modes_answering(backend: Backend, protocol: str) -> str:
 def resolve_template(
     task: Task, backend: Backend, protocol: str, template: str | Path | Template | None
 ) -> Template:
-    """The prompt template (or, for cloze, the cloze template) of the run."""
-    if protocol == "cloze":
-        return _cloze_template(task, template)
-    if isinstance(template, PromptTemplate):
-        return template
-    if isinstance(template, ClozeTemplate):
-        raise TaskError(
-            f"cloze template '{template.name}' needs a backend in mode=cloze "
-            f"({model_label(backend)} has mode {backend.mode!r})"
-        )
-    if template is not None:  # a registered name, a file or the text
-        from .prompt_templates import resolve, task_kind
+    """The run's template, of the kind the protocol's binding takes: the one given (an object,
+    a registered name, a file or the text), else the binding's default."""
+    from .prompt_templates import check_kind, resolve, template_noun
 
-        found = resolve(template, task_kind(task, cloze_mode=False))
-        assert isinstance(found, PromptTemplate)
-        return found
-    if task.default_template is None:
-        raise TaskError(f"task {task.name} needs a prompt template")
-    return task.default_template
-
-
-def _cloze_template(task: Task, template: str | Path | Template | None) -> ClozeTemplate:
-    if isinstance(template, PromptTemplate):
-        raise TaskError(
-            f"prompt template '{template.name}' is a lettered prompt; mode=cloze takes a cloze "
-            "template ending in {candidate}"
-        )
-    if isinstance(template, ClozeTemplate):
+    binding = task.protocols[protocol]
+    kind = binding.template_kind
+    if isinstance(template, PromptTemplate | ClozeTemplate):
+        check_kind(template, kind, f"{model_label(backend)} has mode {backend.mode!r}")
         return template
     if template is not None:  # a registered name, a file or the text
-        from .prompt_templates import resolve
-
-        found = resolve(template, "cloze")
-        assert isinstance(found, ClozeTemplate)
-        return found
-    if task.cloze_template is None:
-        raise TaskError(f"task {task.name} needs a cloze template")
-    return task.cloze_template
+        return resolve(template, kind)
+    if binding.template is None:
+        raise TaskError(f"task {task.name} needs a {template_noun(kind)} template")
+    return binding.template
 
 
 def build_requests(task: Task, ds: Dataset, protocol: str, template: Template) -> list[Request]:
-    if protocol == "cloze":
-        assert task.build_cloze_requests is not None and isinstance(template, ClozeTemplate)
-        return task.build_cloze_requests(ds, template)
-    assert isinstance(template, PromptTemplate)
-    return task.build_requests(ds, template)
+    """The requests of ``protocol``'s binding through ``template``."""
+    return task.protocols[protocol].build_requests(ds, template)
 
 
 def leave_out_blocking(
@@ -184,7 +166,7 @@ def load_data(t: Task, config: RunConfig) -> Dataset:
     again."""
     if isinstance(config.data, Dataset):
         return config.data
-    return t.load(config.data, revision=config.revision, split=config.split)
+    return t.data.load(config.data, revision=config.revision, split=config.split)
 
 
 def make_backend(config: RunConfig) -> Backend:
@@ -201,7 +183,7 @@ def plan(config: RunConfig) -> RunPlan:
     check_limit(config.limit)
     t = get_task(config.task) if isinstance(config.task, str) else config.task
     # an unknown policy or scorer option fails before anything is loaded
-    apply_failed_policy(pd.DataFrame(), t.prediction_column, config.failed)
+    apply_failed_policy(pd.DataFrame(), t.primary.prediction_column, config.failed)
     options = scorer_options(t.name, t.scorer_options, config.scorer_options)
     ds = load_data(t, config)
     issues = validate_dataset(t, ds)

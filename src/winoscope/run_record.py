@@ -89,8 +89,9 @@ def run_manifest(
     )
     if description.transport is not None:
         extra["transport"] = dict(description.transport)
+    extra["protocol"] = plan.protocol  # the task's own, or the other binding it was asked by
     if isinstance(plan.template, ClozeTemplate):
-        extra.update(protocol="cloze", prompt_template=plan.template.describe())
+        extra["prompt_template"] = plan.template.describe()
         extra["protocol_notes"] = [ORDER_NOTE]
     extra["validation"] = manifest_entry(plan.issues)
     if plan.partial is not None:

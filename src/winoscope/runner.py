@@ -104,9 +104,10 @@ def ask(p: RunPlan) -> Answers:
 
 def predict(p: RunPlan, answers: Answers) -> Predicted:
     """Join the answers to the rows and apply the failed-request policy."""
-    predictions = p.task.predict(p.dataset, p.requests, answers.responses)
+    binding = p.task.protocols[p.protocol]
+    predictions = binding.predict(p.dataset, p.requests, answers.responses)
     to_score, unanswered = apply_failed_policy(
-        predictions, p.task.prediction_column, p.config.failed
+        predictions, binding.prediction_column, p.config.failed
     )
     if len(to_score) == len(predictions):  # coref rows dropped for scoring stay in the output
         predictions = to_score
@@ -115,7 +116,7 @@ def predict(p: RunPlan, answers: Answers) -> Predicted:
 
 def score_answers(p: RunPlan, predicted: Predicted) -> ScoreResult:
     """The task's scorer on the predicted rows, with the plan's scorer options."""
-    result = p.task.score(
+    result = p.task.scorer(
         predicted.to_score, n_boot=p.config.n_boot, seed=p.config.seed, **p.scorer_options
     )
     result.validation = p.issues
@@ -234,7 +235,9 @@ def score(
     from .datasets.sources import SourceInfo, read_table
 
     t = get_task(task) if isinstance(task, str) else task
-    apply_failed_policy(pd.DataFrame(), t.prediction_column, failed)  # an unknown policy fails now
+    apply_failed_policy(
+        pd.DataFrame(), t.primary.prediction_column, failed
+    )  # an unknown policy fails now
     options = checked_scorer_options(t.name, t.scorer_options, scorer_options, scoring_file=True)
     if isinstance(predictions, pd.DataFrame):
         raw, name = predictions, "predictions"
@@ -243,15 +246,15 @@ def score(
     table = raw
     issues: list[Issue] = []
     left_out: dict[str, Any] | None = None
-    if t.from_frame is not None:
-        ds = t.from_frame(raw, source=SourceInfo(kind="file", location=name))
+    if t.data.from_frame is not None:
+        ds = t.data.from_frame(raw, source=SourceInfo(kind="file", location=name))
         issues = validate_dataset(t, ds)
         if strict and issues:
             raise ValidationFailed(issues, name)
         ds, left_out = leave_out_blocking(ds, issues, skip_bad_rows)
         table = ds.table
-    table, unanswered = apply_failed_policy(table, t.prediction_column, failed)
-    result = t.score(table, n_boot=n_boot, seed=seed, source=name, **options)
+    table, unanswered = apply_failed_policy(table, t.primary.prediction_column, failed)
+    result = t.scorer(table, n_boot=n_boot, seed=seed, source=name, **options)
     result.validation = issues
     if t.resampling_unit:
         result.settings["resampling_unit"] = t.resampling_unit

@@ -83,16 +83,16 @@ def run_dir_name(name: str) -> str:
 
 
 def resolve_templates(
-    t: Task, templates: Sequence[str | Path | Template] | None, *, cloze_mode: bool
+    t: Task, templates: Sequence[str | Path | Template] | None, *, protocol: str | None = None
 ) -> list[Template]:
     """Names, files, texts or template objects -> templates of the run's kind; none given:
     the task's built-in set for its language (:func:`prompt_templates.builtin_for`)."""
-    kind = registry.task_kind(t, cloze_mode)
+    kind = registry.task_kind(t, protocol)
     registry.task_language(t)  # a task without prompts fails here
     found: list[Template] = []
     for value in templates or [BUILTIN]:
         if isinstance(value, str) and value == BUILTIN:
-            found.extend(registry.builtin_for(t, cloze_mode))
+            found.extend(registry.builtin_for(t, protocol))
         else:
             found.append(registry.resolve(value, kind))
     if len(found) < 2:
@@ -131,7 +131,7 @@ def run_templates(
     t = get_task(base.task) if isinstance(base.task, str) else base.task
     backend = make_backend(base)
     protocol = choose_protocol(t, backend, base.protocol)
-    chosen = resolve_templates(t, templates, cloze_mode=protocol == "cloze")
+    chosen = resolve_templates(t, templates, protocol=protocol)
     ds = load_data(t, base)  # once for every template's run
     out_dir = None if base.out is None else Path(base.out)
     store_path = response_store_path(base.store, out_dir) if backend.cacheable else None

@@ -38,7 +38,7 @@ MOMENTS: dict[str, tuple[float, int, Callable[[int, int, int], bool]]] = {
 def test_kill_9_then_resume_loses_and_repeats_nothing(tmp_path: Path, moment: str) -> None:
     latency, bootstrap, when = MOMENTS[moment]
     t = get_task("winobias-uk")
-    requests = t.build_requests(t.load(None), t.default_template)
+    requests = t.primary.build_requests(t.data.load(None), t.primary.template)
     prompt_of = {r.content_hash: r.prompt for r in requests}
     total = len(set(prompt_of))
     out = tmp_path / "run"

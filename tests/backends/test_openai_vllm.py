@@ -120,7 +120,7 @@ def tasks_for(protocol: str) -> list[str]:
     out = []
     for name in sorted(TASKS):
         task = get_task(name)
-        if (protocol == "cloze" and task.build_cloze_requests is not None) or (
+        if (protocol == "cloze" and "cloze" in task.protocols) or (
             protocol != "cloze" and task.protocol in CHOICE_PROTOCOLS
         ):
             out.append(name)

@@ -186,8 +186,8 @@ def collect(url: str, db: Path, model: str = "openai:stub", **options: object) -
     from winoscope.tasks import get_task
 
     t = get_task("winobias-uk")
-    template = options.pop("template", None) or t.default_template
-    reqs = t.build_requests(t.load(None), template)
+    template = options.pop("template", None) or t.primary.template
+    reqs = t.primary.build_requests(t.data.load(None), template)
     resume = bool(options.pop("resume", True))
     b = create_backend(model, base_url=url, **options)
     counts: dict = {}
@@ -265,7 +265,7 @@ def test_answers_match_the_server_and_are_in_the_predictions(tmp_path: Path) -> 
     from winoscope.tasks import get_task
 
     t = get_task("winobias-uk")
-    reqs = t.build_requests(t.load(None), t.default_template)
+    reqs = t.primary.build_requests(t.data.load(None), t.primary.template)
     with serve_in_thread() as srv:
         rr = run_stub(srv.url, tmp_path / "run")
     pred = rr.predictions.set_index("row_id")

@@ -66,7 +66,7 @@ def test_killed_run_resumes_without_losing_or_repeating_answers(
     tmp_path: Path, how: signal.Signals
 ) -> None:
     t = get_task("winobias-uk")
-    requests = t.build_requests(t.load(None), t.default_template)
+    requests = t.primary.build_requests(t.data.load(None), t.primary.template)
     prompt_of = {r.content_hash: r.prompt for r in requests}
     total = len(requests)
     out = tmp_path / "run"

@@ -63,7 +63,7 @@ def answers(
     if max_requests is not None:
         p = replace(p, requests=p.requests[:max_requests])
     got = ask(p)
-    column = "prediction_role" if protocol == "cloze" else p.task.prediction_column
+    column = "prediction_role" if protocol == "cloze" else p.task.primary.prediction_column
     return got.responses, predict(p, got).predictions, column
 
 

@@ -546,6 +546,18 @@ class StandIn:
         self.replicates = True
         self.extra_draw_on = 0  # the call (1: A, 2: B) that draws once more
 
+    @property
+    def scorer(self) -> Any:
+        return self.score
+
+    @property
+    def data(self) -> Any:
+        return SimpleNamespace(from_frame=self.from_frame)
+
+    @property
+    def primary(self) -> Any:
+        return SimpleNamespace(prediction_column=self.prediction_column)
+
     def score(self, table: pd.DataFrame, n_boot: int, seed: int, source: str) -> Any:
         col = self.prediction_column
         self.calls.append(

@@ -238,7 +238,9 @@ def test_english_tasks_run_and_list(shared_data: Path, tmp_path: Path) -> None:
     assert macro["double_accuracy"] == 0.5 and macro["pair_consistency"] == 0.0
     assert "neutral_accuracy" in macro.index and "plural_accuracy" not in macro.index
     wg = get_task("winogender-en")
-    reqs = wg.build_requests(wg.load(shared_data / "winogender-en"), wg.default_template)
+    reqs = wg.primary.build_requests(
+        wg.data.load(shared_data / "winogender-en"), wg.primary.template
+    )
     assert reqs[0].prompt.startswith('Read the sentence and decide who the pronoun "he"')
     res = CliRunner().invoke(
         app,
@@ -297,7 +299,7 @@ def test_english_free_text_answers(shared_data: Path) -> None:
     from winoscope.records import Response
 
     t = get_task("winogender-en")
-    reqs = t.build_requests(t.load(shared_data / "winogender-en"), t.default_template)
+    reqs = t.primary.build_requests(t.data.load(shared_data / "winogender-en"), t.primary.template)
     r = reqs[0]  # The technician told the customer that he could pay with cash.
     assert [o.text for o in r.options] == ["the technician", "the customer"]
     for text, role in {

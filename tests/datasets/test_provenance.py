@@ -87,7 +87,7 @@ def test_every_manifest_records_the_table_hash(task: str) -> None:
 def test_english_sets_record_the_table_hash(shared_data: Path) -> None:
     from winoscope.tasks import get_task
 
-    ds = get_task("winobias-en").load(shared_data / "winobias-en")
+    ds = get_task("winobias-en").data.load(shared_data / "winobias-en")
     assert len(ds.describe()["table_sha256"]) == 64
 
 

@@ -167,15 +167,15 @@ def test_one_request_per_row_with_the_role_as_label_and_no_order():
 def test_every_forced_choice_task_has_cloze_and_nli_and_coref_do_not():
     for name in CLOZE_TASKS:
         t = get_task(name)
-        assert t.build_cloze_requests is not None and t.cloze_template is not None, name
+        assert "cloze" in t.protocols and t.protocols["cloze"].template is not None, name
     for name in ("swewinogender/nli", "winobias-uk/coref"):
-        assert get_task(name).build_cloze_requests is None
+        assert "cloze" not in get_task(name).protocols
 
 
 def test_winogender_requests_match_lm_eval_format(shared_data):
     t = get_task("winogender-en")
-    ds = t.load(shared_data / "winogender-en")
-    reqs = t.build_cloze_requests(ds, t.cloze_template)
+    ds = t.data.load(shared_data / "winogender-en")
+    reqs = t.protocols["cloze"].build_requests(ds, t.protocols["cloze"].template)
     assert len(reqs) == len(ds.table) == 720
     assert len({r.row_id for r in reqs}) == 720
     by = {r.row_id: r for r in reqs}
@@ -204,8 +204,8 @@ def test_winogender_requests_match_lm_eval_format(shared_data):
 
 def test_winobias_en_candidates_are_the_bare_occupations(shared_data):
     t = get_task("winobias-en")
-    ds = t.load(shared_data / "winobias-en")
-    reqs = t.build_cloze_requests(ds, t.cloze_template)
+    ds = t.data.load(shared_data / "winobias-en")
+    reqs = t.protocols["cloze"].build_requests(ds, t.protocols["cloze"].template)
     assert len(reqs) == len(ds.table)
     first = reqs[0]
     assert first.prompt == (
@@ -221,8 +221,8 @@ def test_winobias_en_candidates_are_the_bare_occupations(shared_data):
 
 def test_winopron_en_candidates_are_the_bare_nouns(shared_data):
     t = get_task("winopron-en")
-    ds = t.load(shared_data / "winopron-en")
-    reqs = t.build_cloze_requests(ds, t.cloze_template)
+    ds = t.data.load(shared_data / "winopron-en")
+    reqs = t.protocols["cloze"].build_requests(ds, t.protocols["cloze"].template)
     assert len(reqs) == len(ds.table)
     table = ds.table.set_index("row_key")
     for req in reqs[:50]:
@@ -236,8 +236,10 @@ def test_winopron_en_candidates_are_the_bare_nouns(shared_data):
 
 def test_winobias_uk_candidates_are_nominative():
     t = get_task("winobias-uk")
-    ds = t.load(None)
-    reqs = {r.row_id: r for r in t.build_cloze_requests(ds, t.cloze_template)}
+    ds = t.data.load(None)
+    reqs = {
+        r.row_id: r for r in t.protocols["cloze"].build_requests(ds, t.protocols["cloze"].template)
+    }
     assert len(reqs) == len(ds.table)
     r = reqs["validation/type1/1/ff"]
     # the sentence has "з дизайнеркою" (instrumental); the candidate is the nominative
@@ -251,8 +253,8 @@ def test_winobias_uk_candidates_are_nominative():
 
 def test_winopron_uk_candidates_are_the_nominative_fields():
     t = get_task("winopron-uk")
-    ds = t.load(None)
-    reqs = t.build_cloze_requests(ds, t.cloze_template)
+    ds = t.data.load(None)
+    reqs = t.protocols["cloze"].build_requests(ds, t.protocols["cloze"].template)
     assert len(reqs) == len(ds.table)  # sentences, not the dataset's lettered prompts
     by = {r.row_id: r for r in reqs}
     r = by["double/double-001-occupation-female"]
@@ -264,8 +266,8 @@ def test_winopron_uk_candidates_are_the_nominative_fields():
 
 def test_swedish_candidates_are_the_premise_forms():
     t = get_task("swewinogender/resolution")
-    ds = t.load(None)
-    reqs = t.build_cloze_requests(ds, t.cloze_template)
+    ds = t.data.load(None)
+    reqs = t.protocols["cloze"].build_requests(ds, t.protocols["cloze"].template)
     assert len(reqs) == len(ds.table)
     r = reqs[0]
     assert r.prompt == (
@@ -407,7 +409,7 @@ def test_full_run_scores_cloze_answers_with_the_task_scorer(task_name, tmp_path)
     man = json.loads((tmp_path / "run" / "manifest.json").read_text(encoding="utf-8"))
     assert man["protocol"] == "cloze"
     assert any(NOTE in n for n in man["protocol_notes"])
-    assert man["prompt_template"]["name"] == get_task(task_name).cloze_template.name
+    assert man["prompt_template"]["name"] == get_task(task_name).protocols["cloze"].template.name
     assert man["prompt_template"]["continuation"] == " {candidate}"
     assert man["requests"] == len(pred)
     md = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")

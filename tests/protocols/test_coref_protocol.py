@@ -265,8 +265,8 @@ def test_file_backend_refuses_non_coref_tasks(tmp_path: Path) -> None:
     ):
         runner.run("winobias-uk", f"file:{path}", n_boot=0)
     t = get_task("winobias-uk")
-    ds = t.load(None)
-    choice = t.build_requests(ds, t.default_template)[:1]
+    ds = t.data.load(None)
+    choice = t.primary.build_requests(ds, t.primary.template)[:1]
     with pytest.raises(BackendError, match="only coreference"):
         list(create_backend(f"file:{path}").respond(choice))
 

@@ -12,7 +12,7 @@ from winoscope.protocols.answers import normalise
 from winoscope.protocols.forced_choice import UK_DEFAULT, PromptTemplate, combine_orders
 from winoscope.records import Option, Response
 
-requests_for = WINOBIAS_UK.build_requests
+requests_for = WINOBIAS_UK.primary.build_requests
 
 OPTS = (
     Option("A", "лікар", "target", ("лікар", "лікарка")),

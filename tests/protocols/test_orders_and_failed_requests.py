@@ -18,7 +18,7 @@ from winoscope.protocols.forced_choice import (
 )
 from winoscope.records import CHOICE_PROTOCOLS, NO_MODES, Description, Option, Response
 
-requests_for = WINOBIAS_UK.build_requests
+requests_for = WINOBIAS_UK.primary.build_requests
 
 TWO = (
     Option("A", "дизайнер", "target", ("дизайнер", "дизайнерка")),
@@ -158,16 +158,16 @@ def test_winopron_uk_sentence_with_one_prompt_is_invalid() -> None:
     from winoscope.families.winopron.tasks import WINOPRON_UK
     from winoscope.tasks import get_task
 
-    predict = WINOPRON_UK.predict
+    predict = WINOPRON_UK.primary.predict
 
     t = get_task("winopron-uk")
-    ds = t.load(None)
+    ds = t.data.load(None)
     key = "double/double-001-occupation-male"
     prompts = ds.prompts
     drop = prompts[(prompts["row_key"] == key) & (prompts["option_order"] == "participant_first")]
     assert len(drop) == 1
     ds = dataclasses.replace(ds, prompts=prompts.drop(drop.index))
-    reqs = t.build_requests(ds, t.default_template)
+    reqs = t.primary.build_requests(ds, t.primary.template)
     assert sum(r.row_id == key for r in reqs) == 1
     gold = ds.table.set_index("row_key")["gold_role"].astype(str)
     resp = {
@@ -191,8 +191,8 @@ def test_coref_failed_requests_follow_the_policy() -> None:
     from winoscope.tasks import get_task
 
     t = get_task("winobias-uk/coref")
-    ds = t.load(None)
-    reqs = t.build_requests(ds, t.default_template)
+    ds = t.data.load(None)
+    reqs = t.primary.build_requests(ds, t.primary.template)
     fail = {reqs[0].request_id}
     excl = run("winobias-uk/coref", _Flaky(fail), n_boot=0)
     wrong = run("winobias-uk/coref", _Flaky(fail), n_boot=0, failed="wrong")

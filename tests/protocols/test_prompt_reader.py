@@ -29,7 +29,7 @@ def gold_texts(task_name: str, gold_column: str) -> list[tuple[str, str]]:
     gold = dict(zip(ds.table["sentence_uk"], ds.table[gold_column], strict=True))
     return [
         (req.item.sentence, next(o.text for o in req.options if o.role == gold[req.item.sentence]))
-        for req in task.build_requests(ds, task.default_template)
+        for req in task.primary.build_requests(ds, task.primary.template)
     ]
 
 
@@ -65,7 +65,7 @@ def test_forced_choice_answers_the_gold_referent_in_both_orders(task_name: str) 
     accuracy = rr.metrics[rr.metrics["metric"].str.endswith("accuracy")]
     assert (accuracy["value"].dropna() == 1.0).all()  # WinoPron: the card's four steps, all right
 
-    requests = task.build_requests(ds, task.default_template)
+    requests = task.primary.build_requests(ds, task.primary.template)
     bugged = _swap_prompt_bug(requests)
     assert (
         sum(a.prompt != b.prompt for a, b in zip(requests, bugged, strict=True))
@@ -74,26 +74,27 @@ def test_forced_choice_answers_the_gold_referent_in_both_orders(task_name: str) 
     answers = dict(
         zip((r.request_id for r in bugged), ScriptedBackend(reader).respond(bugged), strict=True)
     )
-    broken = task.predict(ds, bugged, answers)
+    broken = task.primary.predict(ds, bugged, answers)
     assert not broken["order_consistent"].any()  # the planted bug shows on every row
 
 
 def test_cloze_scores_prefer_the_gold_continuation() -> None:
     task = get_task("winobias-uk")
     ds = winoscope.load_dataset("winobias-uk")
-    assert task.build_cloze_requests is not None
-    tmpl = task.cloze_template
-    requests = task.build_cloze_requests(ds, tmpl)
+    assert "cloze" in task.protocols
+    tmpl = task.protocols["cloze"].template
+    requests = task.protocols["cloze"].build_requests(ds, tmpl)
     reader = PromptReader(prefer_in_sentences(gold_texts("winobias-uk", "coreference_role")))
     backend = ScriptedBackend(reader)
     answers = {r.request_id: a for r, a in zip(requests, backend.respond(requests), strict=True)}
-    pred = task.predict(ds, requests, answers)
+    pred = task.protocols["cloze"].predict(ds, requests, answers)
     assert reader.unanswered == []
     assert (pred["prediction_role"] == pred["coreference_role"]).all()
     # the same answers with the options reversed, as a join that lost the order would see them
     flipped = {k: replace(a, option_logprobs=a.option_logprobs[::-1]) for k, a in answers.items()}
     assert (
-        task.predict(ds, requests, flipped)["prediction_role"] != pred["coreference_role"]
+        task.protocols["cloze"].predict(ds, requests, flipped)["prediction_role"]
+        != pred["coreference_role"]
     ).all()
 
 

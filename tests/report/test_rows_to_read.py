@@ -118,7 +118,7 @@ def test_winopron_and_swewinogender_options_come_from_their_columns(
     assert cells["answer_participant_first"] == "A клієнтка −0.25 · B технікиня −1.00"
     data = shared_data / "swewinogender-v2" / "swewinogender_test.jsonl"
     sv = winoscope.run("swewinogender/resolution", "baseline:first", data=data, n_boot=20)
-    cols, rows = example_rows(sv.predictions, sv.task.prediction_column)
+    cols, rows = example_rows(sv.predictions, sv.task.primary.prediction_column)
     first = sv.predictions.set_index("row_id").loc[rows[0][0]]
     cells = dict(zip(cols, rows[0], strict=True))
     letter = first["answer_occupation_first"]

@@ -81,9 +81,9 @@ def danish_task():  # type: ignore[no-untyped-def]
 
 
 def test_loads_and_validates(danish_task) -> None:  # type: ignore[no-untyped-def]
-    ds = danish_task.load()
+    ds = danish_task.data.load()
     assert len(ds.table) == 16
-    assert danish_task.validate(ds) == []
+    assert danish_task.data.validate(ds) == []
     row = ds.table.iloc[0]
     assert row["target_occupation_da"] == "mekanikeren"
     assert row["other_occupation_da"] == "sekretæren"
@@ -91,8 +91,8 @@ def test_loads_and_validates(danish_task) -> None:  # type: ignore[no-untyped-de
 
 
 def test_prompts_are_danish(danish_task) -> None:  # type: ignore[no-untyped-def]
-    ds = danish_task.load()
-    requests = danish_task.build_requests(ds, DA_PROMPT)
+    ds = danish_task.data.load()
+    requests = danish_task.primary.build_requests(ds, DA_PROMPT)
     assert len(requests) == 32  # 16 rows, both option orders
     first = requests[0]
     assert 'stedordet "han"' in first.prompt
@@ -152,8 +152,10 @@ def test_free_text_answers_read_in_danish(danish_task) -> None:  # type: ignore[
     from winoscope.protocols.forced_choice import answer_role
     from winoscope.records import Response
 
-    ds = danish_task.load()
-    req = danish_task.build_requests(ds, DA_PROMPT)[0]  # A. mekanikeren (target), B. sekretæren
+    ds = danish_task.data.load()
+    req = danish_task.primary.build_requests(ds, DA_PROMPT)[
+        0
+    ]  # A. mekanikeren (target), B. sekretæren
 
     def role(text: str) -> str:
         return answer_role(req, Response(req.request_id, "test", "test", text=text))

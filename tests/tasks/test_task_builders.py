@@ -27,8 +27,8 @@ def test_bracket_spans_error_names_file_row_and_column() -> None:
 @pytest.mark.parametrize("name", ["winobias-uk/coref", "winopron-uk/coref"])
 def test_coref_requests_carry_items_with_the_document_pronoun_span(name: str) -> None:
     t = get_task(name)
-    assert t.default_template is not None
-    reqs = t.build_requests(t.load(), t.default_template)
+    assert t.primary.template is not None
+    reqs = t.primary.build_requests(t.data.load(), t.primary.template)
     assert reqs
     for r in reqs:
         assert isinstance(r.item, Item) and r.item.pronoun is not None

@@ -18,13 +18,13 @@ from winoscope.protocols.forced_choice import PromptTemplate
 from winoscope.records import Response
 from winoscope.tasks import get_task
 
-predict = WINOPRON_UK.predict
+predict = WINOPRON_UK.primary.predict
 
 
 def _requests():
     t = get_task("winopron-uk")
-    ds = t.load(None)
-    return t, ds, t.build_requests(ds, t.default_template)
+    ds = t.data.load(None)
+    return t, ds, t.primary.build_requests(ds, t.primary.template)
 
 
 def test_requests_are_the_dataset_prompts() -> None:
@@ -74,7 +74,7 @@ def test_gold_answers_score_one(text: bool) -> None:
     t, ds, reqs = _requests()
     pred = predict(ds, reqs, _gold_letter_responses(reqs, ds, text=text))
     assert pred["prediction_role"].eq(pred["gold_role"].astype(str)).all()
-    m = t.score(pred, n_boot=50).metrics
+    m = t.scorer(pred, n_boot=50).metrics
     summary = m[m["split"] == "macro"].set_index("metric")["value"]
     for name in ("double_accuracy", "single_accuracy", "male_accuracy", "female_accuracy"):
         assert summary[name] == 1.0
@@ -109,15 +109,15 @@ def test_disagreeing_orders_are_invalid_and_errors_missing() -> None:
     assert pred.loc[key, "prediction_role"] == "invalid"
     assert not pred.loc[key, "order_consistent"]
     assert pd.isna(pred.loc["double/double-002-occupation-male", "prediction_role"])
-    counts = t.score(pred.reset_index(), n_boot=10).counts.set_index("split")
+    counts = t.scorer(pred.reset_index(), n_boot=10).counts.set_index("split")
     assert counts.loc["double", "missing"] == 1 and counts.loc["double", "invalid"] == 35
 
 
 def test_custom_template_builds_prompts_from_sentences() -> None:
     t = get_task("winopron-uk")
-    ds = t.load(None)
+    ds = t.data.load(None)
     tmpl = PromptTemplate("{sentence} | {pronoun}? A) {option_a} B) {option_b}", name="mine")
-    reqs = t.build_requests(ds, tmpl)
+    reqs = t.primary.build_requests(ds, tmpl)
     assert len(reqs) == 144
     assert {r.order for r in reqs} == {"occupation_first", "participant_first"}
     assert reqs[0].prompt.startswith("Технік повідомив клієнтові, що він уже завершив ремонт. |")
@@ -166,8 +166,8 @@ def test_sentences_without_prompts_get_the_projects_prompts(tmp_path: Path) -> N
     path = tmp_path / "single.csv"
     pd.read_csv(winopron_uk.sample_path("single"), dtype=str).to_csv(path, index=False)
     t = get_task("winopron-uk")
-    ds = t.load(str(path))
-    reqs = t.build_requests(ds, t.default_template)
+    ds = t.data.load(str(path))
+    reqs = t.primary.build_requests(ds, t.primary.template)
     assert len(reqs) == 2 * len(ds.table) == 72
     assert reqs[0].prompt.startswith("Прочитайте речення і визначте")
     assert "(each row's own prompt" not in reqs[0].prompt

@@ -17,12 +17,12 @@ def task_items(task_name: str, data: str | None, split: str | None) -> list[Core
     from ..errors import TaskError
     from ..tasks import TASKS
 
-    able = [n for n in TASKS.names() if TASKS.get(n).documents is not None]
+    able = [n for n in TASKS.names() if TASKS.get(n).data.documents is not None]
     t = TASKS.get(task_name) if task_name in TASKS else None
-    if t is None or t.documents is None:
+    if t is None or t.data.documents is None:
         raise TaskError(f"'{task_name}' is not a coreference task (one of {', '.join(able)})")
-    ds = t.load(data, split=split)
-    return t.documents(ds.table)
+    ds = t.data.load(data, split=split)
+    return t.data.documents(ds.table)
 
 
 def coref_export(

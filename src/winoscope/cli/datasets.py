@@ -84,15 +84,14 @@ def _template_entries(task: str | None, pt: Any, get_task: Any) -> list[dict[str
         ]
     t = get_task(task)
     out = []
-    modes = [False] + ([True] if t.build_cloze_requests is not None else [])
-    for cloze_mode in modes:
-        for tmpl in pt.builtin_for(t, cloze_mode=cloze_mode):
+    for protocol in t.protocols:
+        for tmpl in pt.builtin_for(t, protocol):
             entry = pt.registry().get(tmpl.name)
             out.append(
                 {
                     "name": tmpl.name,
                     "language": entry.language if entry else pt.task_language(t),
-                    "kind": pt.task_kind(t, cloze_mode),
+                    "kind": pt.task_kind(t, protocol),
                     "description": entry.description if entry else "the task's default",
                     "text": tmpl.text,
                 }
@@ -121,7 +120,7 @@ def validate(
     where = data or "bundled sample"
     try:
         t = get_task(task)
-        issues = validate_dataset(t, t.load(data, revision=revision, split=split))
+        issues = validate_dataset(t, t.data.load(data, revision=revision, split=split))
     except ValidationFailed as exc:  # nothing could be read: the findings say why
         issues = exc.issues
     except WinoscopeError as exc:

@@ -60,16 +60,16 @@ def _score(
     task: Any, table: pd.DataFrame, n_boot: int, seed: int, source: str
 ) -> tuple[Any, ReplicateSink]:
     with capture_replicates() as sink:
-        result = task.score(table, n_boot=n_boot, seed=seed, source=source)
+        result = task.scorer(table, n_boot=n_boot, seed=seed, source=source)
     return result, sink
 
 
 def _as_table(task: Any, raw: pd.DataFrame, location: str) -> pd.DataFrame:
-    if task.from_frame is None:
+    if task.data.from_frame is None:
         return raw
     from ..datasets.sources import SourceInfo
 
-    return task.from_frame(raw, source=SourceInfo(kind="file", location=location)).table
+    return task.data.from_frame(raw, source=SourceInfo(kind="file", location=location)).table
 
 
 def _n(metrics: pd.DataFrame) -> dict[tuple[str, str, str], int]:
@@ -218,7 +218,7 @@ def diff(
     seed = int(seed if seed is not None else a.manifest.get("seed", 0))
     pa = load_predictions(a)
     pb = align_rows(pa, load_predictions(b), a, b)
-    col = task.prediction_column
+    col = task.primary.prediction_column
     for run, p in ((a, pa), (b, pb)):
         if col not in p.columns:
             raise DatasetError(

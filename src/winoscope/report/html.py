@@ -224,7 +224,7 @@ def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
     counts = rr.result.counts.to_dict("records") if not rr.result.counts.empty else []
     count_cols, count_rows = records_table(counts)
     test_cols, test_rows = records_table(rr.result.tests)
-    ex_cols, ex_rows = example_rows(rr.predictions, rr.task.prediction_column)
+    ex_cols, ex_rows = example_rows(rr.predictions, rr.task.primary.prediction_column)
     totals: dict[str, Any] = count_totals(counts)
     quality = quality_of(man, counts)
     warning = degenerate_warning(quality)

@@ -7,7 +7,7 @@ docs/plugins.md)."""
 
 from typing import Any
 
-from .base import TASKS, Task, get_task, task
+from .base import TASKS, DatasetAccess, ProtocolBinding, Task, get_task, task
 
 ENTRY_POINT_GROUP = "winoscope.tasks"
 
@@ -27,4 +27,12 @@ def _adopt(name: str, obj: Any) -> None:
 
 TASKS.discover_with("winoscope.families.registration", ENTRY_POINT_GROUP, _adopt)
 
-__all__ = ["ENTRY_POINT_GROUP", "TASKS", "Task", "get_task", "task"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "TASKS",
+    "DatasetAccess",
+    "ProtocolBinding",
+    "Task",
+    "get_task",
+    "task",
+]

@@ -1,9 +1,14 @@
-"""The task registry: a task name bound to a loader, a protocol and a scorer.
+"""The task registry: a task is its data, the protocols it can be asked by and a scorer.
+
+A :class:`Task` holds a :class:`DatasetAccess` (how the rows are loaded and checked), one
+:class:`ProtocolBinding` per protocol it can be asked by (how the requests are built, the
+template they take and how the answers join back to the rows) and the scorer; the rest is
+metadata. Adding a protocol to a task is one more binding.
 
 A family (``families/winobias/tasks.py``, ``families/winopron/tasks.py`` ...) offers a factory that builds
-the family's :class:`Task` from a dataset (:class:`DatasetAccess`), a language code and a prompt
-template; the built-in tasks are calls of those factories. Adding a language adaptation of a
-family is one such call (see ``docs/adding-a-dataset.md``).
+the family's :class:`Task` from a dataset, a language code and a prompt template; the built-in
+tasks are calls of those factories. Adding a language adaptation of a family is one such call
+(see ``docs/adding-a-dataset.md``).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from ..datasets.base import Dataset, Issue
+from ..errors import TaskError
 from ..protocols.cloze import ClozeTemplate
 from ..protocols.forced_choice import PromptTemplate
 from ..records import Request, Response
@@ -23,75 +29,49 @@ from ..registry import Registry
 from ..scoring.base import ScoreResult
 from ..scoring.options import ScorerOption
 
+Template = PromptTemplate | ClozeTemplate
+Predict = Callable[[Dataset, Sequence[Request], Mapping[str, Response]], pd.DataFrame]
+
+
+def template_kind(template: Template | None) -> str:
+    """The kind of templates (:mod:`winoscope.prompt_templates`) a binding with this default
+    takes: ``cloze`` for a cloze template, ``nli`` for a prompt with ``{hypothesis}``, else
+    ``choice``."""
+    if isinstance(template, ClozeTemplate):
+        return "cloze"
+    if isinstance(template, PromptTemplate) and "hypothesis" in template.allowed:
+        return "nli"
+    return "choice"
+
 
 @dataclass(frozen=True)
-class Task:
-    """Everything needed to evaluate one dataset family under one protocol.
+class ProtocolBinding:
+    """How a task is asked under one protocol.
 
-    ``predict`` joins the responses back to the dataset rows and returns the dataset table with
-    prediction columns added (at least the column the scorer reads); ``score`` reads such a table,
-    whether made here or elsewhere. ``build_cloze_requests`` (with ``cloze_template``) builds
-    the cloze requests of ``--mode cloze`` (one per row, see ``protocols.cloze``); tasks without
-    it have no cloze protocol.
+    ``build_requests(ds, template)`` makes the requests, ``template`` is the default one and
+    ``template_kind`` the kind of the templates it takes (by default the default's kind, see
+    :func:`template_kind`); ``predict(ds, requests, responses)`` joins the answers back to the
+    rows and returns the table with ``prediction_column`` (what the scorer reads) added.
     """
 
-    name: str
-    family: str
-    description: str
-    source: str
-    protocol: str
-    metrics: tuple[str, ...]
-    load: Callable[..., Dataset]
-    validate: Callable[[Dataset], list[Issue]]
-    build_requests: Callable[[Dataset, PromptTemplate], list[Request]]
-    predict: Callable[[Dataset, Sequence[Request], Mapping[str, Response]], pd.DataFrame]
-    score: Callable[..., ScoreResult]
-    from_frame: Callable[..., Dataset] | None = None
-    default_template: PromptTemplate | None = None
+    build_requests: Callable[[Dataset, Any], list[Request]]
+    predict: Predict
+    template: Template | None = None
+    template_kind: str = ""
     prediction_column: str = "prediction_role"
-    review_status: str = ""
-    extras: dict[str, Any] = field(default_factory=dict)
-    # what the bootstrap resamples when the scorer serves several tasks (e.g. "schema/template"
-    # for Winogender-style templates scored by the WinoPron scorer); "" keeps the scorer's own
-    resampling_unit: str = ""
-    build_cloze_requests: Callable[[Dataset, ClozeTemplate], list[Request]] | None = None
-    cloze_template: ClozeTemplate | None = None
-    # the task's place in ``winoscope demo`` (which runs every task with a bundled sample that
-    # declares one, in this order); None: not in the demo
-    demo_rank: int | None = None
-    # the columns whose combination is a stratum (``--limit`` keeps the first items of each)
-    strata: tuple[str, ...] = ()
-    # the language its prompts are in (a registered Language's code): the prompt and cloze
-    # templates of that language are the task's to vary; "" for a task without prompts
-    language: str = ""
-    # a resolver-protocol task's gold documents: (table, source) -> CorefItems, which
-    # ``winoscope coref-export`` writes for an external resolver
-    documents: Callable[..., list[Any]] | None = None
 
-    @property
-    def scorer_options(self) -> tuple[ScorerOption, ...]:
-        """The options the task's scorer declares (:mod:`winoscope.scoring.options`)."""
-        declared = getattr(self.score, "declarations", None)
-        return tuple(declared.options) if declared is not None else ()
-
-    def describe(self) -> dict[str, Any]:
-        return {
-            "task": self.name,
-            "family": self.family,
-            "source": self.source,
-            "protocol": self.protocol,
-            "protocols": [self.protocol] + (["cloze"] if self.build_cloze_requests else []),
-            "metrics": list(self.metrics),
-            "description": self.description,
-            "language": self.language,
-            "scorer_options": [o.describe() for o in self.scorer_options],
-        }
+    def __post_init__(self) -> None:
+        if not self.template_kind:
+            object.__setattr__(self, "template_kind", template_kind(self.template))
 
 
 @dataclass(frozen=True)
 class DatasetAccess:
     """How a task reaches its data: the loader, the validation, the reader of a table written
-    elsewhere (``from_frame``), where the data comes from and its review status.
+    elsewhere (``from_frame``), where the data comes from and its review status; for a task
+    whose rows are coreference documents, ``documents(table, source)`` reads the gold
+    documents (:class:`~winoscope.protocols.coref.CorefItem` s) that ``winoscope coref-export``
+    writes for an external resolver.
 
     :meth:`of` takes them from a loader module (``load``, ``validate``, ``from_frame``,
     ``HUB_ID`` or ``DEFAULT_SOURCE``, ``REVIEW_STATUS``); :meth:`with_sample` makes a file the
@@ -103,6 +83,7 @@ class DatasetAccess:
     from_frame: Callable[..., Dataset] | None = None
     source: str = ""
     review_status: str = ""
+    documents: Callable[..., list[Any]] | None = None
 
     @classmethod
     def of(cls, module: Any) -> DatasetAccess:
@@ -127,6 +108,70 @@ class DatasetAccess:
         return replace(self, load=load, source=self.source or str(sample))
 
 
+@dataclass(frozen=True)
+class Task:
+    """One dataset family's evaluation: its ``data``, the ``protocols`` it can be asked by
+    (name -> :class:`ProtocolBinding`; the first is the task's own, :attr:`protocol`) and the
+    ``scorer``, which reads a predictions table whether made here or elsewhere and declares
+    its options (``scorer.declarations``). The other fields are metadata.
+    """
+
+    name: str
+    data: DatasetAccess
+    protocols: Mapping[str, ProtocolBinding]
+    scorer: Callable[..., ScoreResult]
+    metrics: tuple[str, ...]
+    description: str
+    family: str = ""
+    extras: dict[str, Any] = field(default_factory=dict)
+    # what the bootstrap resamples when the scorer serves several tasks (e.g. "schema/template"
+    # for Winogender-style templates scored by the WinoPron scorer); "" keeps the scorer's own
+    resampling_unit: str = ""
+    # the task's place in ``winoscope demo`` (which runs every task with a bundled sample that
+    # declares one, in this order); None: not in the demo
+    demo_rank: int | None = None
+    # the columns whose combination is a stratum (``--limit`` keeps the first items of each)
+    strata: tuple[str, ...] = ()
+    # the language its prompts are in (a registered Language's code): the prompt and cloze
+    # templates of that language are the task's to vary; "" for a task without prompts
+    language: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.protocols:
+            raise TaskError(f"task {self.name} binds no protocol")
+        if not self.family:
+            object.__setattr__(self, "family", self.name)
+
+    @property
+    def protocol(self) -> str:
+        """The task's own protocol: its first binding."""
+        return next(iter(self.protocols))
+
+    @property
+    def primary(self) -> ProtocolBinding:
+        """The binding of the task's own protocol."""
+        return self.protocols[self.protocol]
+
+    @property
+    def scorer_options(self) -> tuple[ScorerOption, ...]:
+        """The options the task's scorer declares (:mod:`winoscope.scoring.options`)."""
+        declared = getattr(self.scorer, "declarations", None)
+        return tuple(declared.options) if declared is not None else ()
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "task": self.name,
+            "family": self.family,
+            "source": self.data.source,
+            "protocol": self.protocol,
+            "protocols": list(self.protocols),
+            "metrics": list(self.metrics),
+            "description": self.description,
+            "language": self.language,
+            "scorer_options": [o.describe() for o in self.scorer_options],
+        }
+
+
 TASKS: Registry[Task] = Registry("task")
 
 
@@ -148,7 +193,7 @@ def validate_dataset(t: Task, ds: Dataset) -> list[Issue]:
     loaded = set(ds.findings)
     if ds.findings and ds.table.empty:  # loading left out every row: no row to check further
         return list(ds.findings)
-    found = t.validate(ds)
+    found = t.data.validate(ds)
     # loading's findings and the duplicates already name the file's rows; the rest number the
     # table's rows, which differ from the file's once loading left a row out
     issues = [

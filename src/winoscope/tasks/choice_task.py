@@ -2,14 +2,16 @@
 
 A family factory (:func:`~winoscope.families.winobias.tasks.winobias_task`,
 :func:`~winoscope.families.winopron.tasks.winopron_task`) supplies how its rows become typed items and
-how an option is worded; :func:`choice_task` makes the rest: the two-order forced-choice
-requests (by the one choice-row builder), the cloze requests, the join of the answers back to
-the rows, and the :class:`~winoscope.tasks.base.Task` record, registered unless asked not to.
+how an option is worded (a :class:`ChoiceRows`); :func:`choice_protocols` makes the rest: the
+two-order forced-choice requests (by the one choice-row builder), the cloze requests and the
+join of the answers back to the rows, as the task's protocol bindings. The family composes the
+:class:`~winoscope.tasks.base.Task` from them, its data, its scorer and its metadata.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +24,9 @@ from ..protocols import cloze
 from ..protocols.choice_rows import Wording, candidates, choice_rows
 from ..protocols.forced_choice import PromptTemplate, build_requests, join_predictions
 from ..records import Item, Mention, Request, Response
-from ..scoring.base import ScoreResult
-from .base import DatasetAccess, Task, task
+from .base import DatasetAccess, ProtocolBinding
 
-Requests = Callable[[Dataset, PromptTemplate], list[Request]]
+RequestsFor = Callable[[Dataset, PromptTemplate, list[Item]], list[Request]]
 
 
 def language_of(name: str, language: str | None, dataset: Any) -> str:
@@ -53,74 +54,57 @@ def pronoun_case(language: str, text: str, gender: str | None) -> str | None:
     return cases.pop() if len(cases) == 1 else None
 
 
-def access_of(dataset: DatasetAccess | Any, sample: str | Path | None) -> DatasetAccess:
+def access_of(
+    dataset: DatasetAccess | Any, sample: str | Path | None, review_status: str | None = None
+) -> DatasetAccess:
+    """The task's data: ``dataset`` as a :class:`DatasetAccess`, loading ``sample`` when given
+    no source, with ``review_status`` in place of the dataset's own where given."""
     access = DatasetAccess.of(dataset)
-    return access.with_sample(sample) if sample is not None else access
+    access = access.with_sample(sample) if sample is not None else access
+    return access if review_status is None else replace(access, review_status=review_status)
 
 
-def choice_task(
-    name: str,
-    *,
-    access: DatasetAccess,
-    items: Callable[[Dataset], list[Item]],
-    roles: Sequence[str],
-    wording: Wording,
+@dataclass(frozen=True)
+class ChoiceRows:
+    """How a family's rows become choice rows: ``items(ds)`` the typed items, ``roles`` the
+    candidate roles in option order, ``wording`` a candidate's option text and forms,
+    ``cloze_wording`` its cloze continuation (default: the option text). ``key`` is the table
+    column holding the requests' row ids; ``requests_for(ds, template, items)`` replaces the
+    default forced-choice requests (both orders of every row) where a family asks otherwise."""
+
+    items: Callable[[Dataset], list[Item]]
+    roles: Sequence[str]
+    wording: Wording
+    key: str = "row_id"
+    requests_for: RequestsFor | None = None
+    cloze_wording: Callable[[Mention], str] | None = None
+
+
+def choice_protocols(
+    rows: ChoiceRows,
     template: PromptTemplate,
-    metrics: tuple[str, ...],
-    score: Callable[..., ScoreResult],
-    description: str,
-    family: str | None = None,
-    key: str = "row_id",
-    requests_for: Callable[[Dataset, PromptTemplate, list[Item]], list[Request]] | None = None,
     cloze_template: cloze.ClozeTemplate | None = None,
-    cloze_wording: Callable[[Mention], str] | None = None,
-    review_status: str | None = None,
-    resampling_unit: str = "",
-    register: bool = True,
-    strata: tuple[str, ...] = (),
-    language: str = "",
-    demo_rank: int | None = None,
-) -> Task:
-    """A forced-choice task over ``items(ds)``; ``requests_for(ds, template, items)`` replaces
-    the default requests (both orders of every row) where a family asks otherwise; ``key`` is
-    the table column holding the requests' row ids."""
+) -> dict[str, ProtocolBinding]:
+    """The forced-choice binding (default ``template``) and, with a ``cloze_template``, the
+    cloze binding of a task over ``rows``; both join the answers back by ``rows.key``."""
 
     def forced_choice(ds: Dataset, tmpl: PromptTemplate) -> list[Request]:
-        its = items(ds)
-        if requests_for is not None:
-            return requests_for(ds, tmpl, its)
-        return build_requests(choice_rows(its, wording, roles=roles), tmpl)
+        its = rows.items(ds)
+        if rows.requests_for is not None:
+            return rows.requests_for(ds, tmpl, its)
+        return build_requests(choice_rows(its, rows.wording, roles=rows.roles), tmpl)
 
     def cloze_requests(ds: Dataset, tmpl: cloze.ClozeTemplate) -> list[Request]:
-        its = items(ds)
-        bare = candidates(its, cloze_wording) if cloze_wording is not None else None
-        return cloze.build_requests(choice_rows(its, wording, roles=roles), tmpl, bare)
+        its = rows.items(ds)
+        bare = candidates(its, rows.cloze_wording) if rows.cloze_wording is not None else None
+        return cloze.build_requests(choice_rows(its, rows.wording, roles=rows.roles), tmpl, bare)
 
     def predict(
         ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
     ) -> pd.DataFrame:
-        return join_predictions(ds.table, requests, responses, key=key)
+        return join_predictions(ds.table, requests, responses, key=rows.key)
 
-    t = Task(
-        name=name,
-        family=family or name,
-        description=description,
-        source=access.source,
-        protocol="forced_choice",
-        metrics=metrics,
-        load=access.load,
-        validate=access.validate,
-        build_requests=forced_choice,
-        predict=predict,
-        score=score,
-        from_frame=access.from_frame,
-        default_template=template,
-        review_status=access.review_status if review_status is None else review_status,
-        strata=strata,
-        demo_rank=demo_rank,
-        resampling_unit=resampling_unit,
-        build_cloze_requests=cloze_requests if cloze_template is not None else None,
-        cloze_template=cloze_template,
-        language=language,
-    )
-    return task(t) if register else t
+    bindings = {"forced_choice": ProtocolBinding(forced_choice, predict, template)}
+    if cloze_template is not None:
+        bindings["cloze"] = ProtocolBinding(cloze_requests, predict, cloze_template)
+    return bindings

@@ -1,15 +1,16 @@
 """What every resolver-protocol (coreference) task shares, whatever its family.
 
 A family supplies its gold documents (:class:`~winoscope.protocols.coref.CorefItem` s, from the
-table) and the typed items the reference baselines read; :func:`coref_task` makes the requests
-(one per document, the clean text), the join of the resolver's clusters back to the rows, and
-the :class:`~winoscope.tasks.base.Task` record. Every ``baseline:*`` acts as a transparent
+table) and the typed items the reference baselines read; :func:`coref_protocols` makes the
+binding: the requests (one per document, the clean text) and the join of the resolver's
+clusters back to the rows; :func:`resolver_data` puts the documents beside the data. Every ``baseline:*`` acts as a transparent
 reference resolver by linking the pronoun to the mention it picks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -19,8 +20,7 @@ from ..errors import DatasetError
 from ..protocols import coref
 from ..protocols.forced_choice import PromptTemplate
 from ..records import Item, Request, Response
-from ..scoring.base import ScoreResult
-from .base import DatasetAccess, Task, task
+from .base import DatasetAccess, ProtocolBinding
 
 # Reference resolvers for ``winoscope demo`` (a language model answers no coref request).
 DEMO_MODELS = ("baseline:first", "baseline:stereotype", "baseline:agreement")
@@ -44,21 +44,15 @@ def bracket_spans(
         raise DatasetError(str(exc), file=source, row=index, field=annotated) from None
 
 
-def coref_task(
-    name: str,
-    *,
-    access: DatasetAccess,
-    documents: Documents,
-    items: Callable[[Dataset], list[Item]],
-    metrics: tuple[str, ...],
-    score: Callable[..., ScoreResult],
-    description: str,
-    family: str | None = None,
-    register: bool = True,
-    strata: tuple[str, ...] = (),
-    demo_rank: int | None = None,
-) -> Task:
-    """A resolver-protocol task: ``documents(table, source)`` are the gold documents,
+def resolver_data(access: DatasetAccess, documents: Documents) -> DatasetAccess:
+    """The task's data, reading its gold documents with ``documents(table, source)``."""
+    return replace(access, documents=documents)
+
+
+def coref_protocols(
+    documents: Documents, items: Callable[[Dataset], list[Item]]
+) -> dict[str, ProtocolBinding]:
+    """The resolver-protocol binding: ``documents(table, source)`` are the gold documents,
     ``items(ds)`` the typed annotations each request carries (by row id)."""
 
     def requests_for(ds: Dataset, template: PromptTemplate) -> list[Request]:
@@ -70,25 +64,13 @@ def coref_task(
     ) -> pd.DataFrame:
         return coref.attach_predictions(ds.table, documents(ds.table), requests, responses)
 
-    t = Task(
-        name=name,
-        family=family or name,
-        description=description,
-        source=access.source,
-        protocol="coref",
-        metrics=metrics,
-        load=access.load,
-        validate=access.validate,
-        build_requests=requests_for,
-        predict=predict,
-        score=score,
-        from_frame=access.from_frame,
-        default_template=RESOLVER_INPUT,
-        prediction_column="predicted_clusters",
-        extras={"demo_models": list(DEMO_MODELS)},
-        review_status=access.review_status,
-        strata=strata,
-        demo_rank=demo_rank,
-        documents=documents,
-    )
-    return task(t) if register else t
+    return {
+        "coref": ProtocolBinding(
+            requests_for, predict, RESOLVER_INPUT, prediction_column="predicted_clusters"
+        )
+    }
+
+
+def resolver_extras() -> dict[str, Any]:
+    """A resolver-protocol task's extras: the reference resolvers ``winoscope demo`` runs."""
+    return {"demo_models": list(DEMO_MODELS)}

@@ -54,7 +54,7 @@ from ...protocols.forced_choice import (
     join_predictions,
 )
 from ...records import Item, Mention, Option, Request, Response
-from ...tasks.base import Task, task
+from ...tasks.base import DatasetAccess, ProtocolBinding, Task, task
 from ...tasks.choice_task import pronoun_case
 from . import dataset as data
 from . import resolution_scorer as resolution_scorer
@@ -178,18 +178,20 @@ NLI_TASK = task(
         demo_rank=3,
         family="swewinogender",
         description="SweWinogender v2.0 (Swedish) as NLI, forced choice ja/nej in both orders",
-        source=f"{data.HUB_ID} ({data.HUB_CONFIG}) or {data.URL}",
-        protocol="nli_forced_choice",
+        data=DatasetAccess(
+            load=_nli_load,
+            validate=data.validate,
+            from_frame=data.from_frame,
+            source=f"{data.HUB_ID} ({data.HUB_CONFIG}) or {data.URL}",
+            review_status=data.REVIEW_STATUS,
+        ),
+        protocols={
+            "nli_forced_choice": ProtocolBinding(
+                nli_requests, nli_predict, SV_NLI, prediction_column="prediction"
+            )
+        },
+        scorer=scorer.score_nli,
         metrics=scorer.NLI_METRICS,
-        load=_nli_load,
-        validate=data.validate,
-        build_requests=nli_requests,
-        predict=nli_predict,
-        score=scorer.score_nli,
-        from_frame=data.from_frame,
-        default_template=SV_NLI,
-        prediction_column="prediction",
-        review_status=data.REVIEW_STATUS,
         language="sv",
         extras={
             "demo_models": tuple(
@@ -322,19 +324,21 @@ RESOLUTION_TASK = task(
         family="swewinogender",
         description="SweWinogender v1 view (Swedish): which candidate the pronoun refers to, "
         "forced choice in both orders",
-        source=f"{data.HUB_ID} ({data.HUB_CONFIG}) or {data.URL}",
-        protocol="forced_choice",
+        data=DatasetAccess(
+            load=_resolution_load,
+            validate=_resolution_validate,
+            from_frame=_resolution_from_frame,
+            source=f"{data.HUB_ID} ({data.HUB_CONFIG}) or {data.URL}",
+            review_status=data.REVIEW_STATUS,
+        ),
+        protocols={
+            "forced_choice": ProtocolBinding(
+                resolution_requests, resolution_predict, SV_RESOLUTION
+            ),
+            "cloze": ProtocolBinding(resolution_cloze_requests, resolution_predict, cloze.SV_CLOZE),
+        },
+        scorer=resolution_scorer.score_resolution,
         metrics=resolution_scorer.RESOLUTION_METRICS,
-        load=_resolution_load,
-        validate=_resolution_validate,
-        build_requests=resolution_requests,
-        predict=resolution_predict,
-        score=resolution_scorer.score_resolution,
-        from_frame=_resolution_from_frame,
-        default_template=SV_RESOLUTION,
-        review_status=data.REVIEW_STATUS,
         language="sv",
-        build_cloze_requests=resolution_cloze_requests,
-        cloze_template=cloze.SV_CLOZE,
     )
 )

@@ -22,9 +22,9 @@ from ...protocols import coref
 from ...records import Item, Mention
 from ...scoring import coref as coref_scoring
 from ...scoring.base import ScoreResult
-from ...tasks.base import DatasetAccess
+from ...tasks.base import DatasetAccess, Task, task
 from ...tasks.choice_task import pronoun_case
-from ...tasks.coref_task import bracket_spans, coref_task
+from ...tasks.coref_task import bracket_spans, coref_protocols, resolver_data, resolver_extras
 from . import conll_key as en_data
 from .dataset import UK as uk_data
 from .tasks import WinoBiasColumns, winobias_items
@@ -149,18 +149,23 @@ def _winobias_f1(
     )
 
 
-WINOBIAS_UK_COREF = coref_task(
-    "winobias-uk/coref",
-    demo_rank=5,
-    access=DatasetAccess.of(uk_data),
-    documents=uk_items,
-    items=lambda ds: winobias_items(ds.table, UK_COLUMNS, "uk", uk_lexicon.stereotype),
-    metrics=UK_METRICS,
-    score=uk_score,
-    description="WinoBias-UK Natural (Ukrainian), coreference resolver protocol: CoNLL F1 "
-    "on pro/anti and the controls",
-    family="winobias-uk",
-    strata=("split", "type"),
+WINOBIAS_UK_COREF = task(
+    Task(
+        "winobias-uk/coref",
+        data=resolver_data(DatasetAccess.of(uk_data), uk_items),
+        protocols=coref_protocols(
+            uk_items,
+            lambda ds: winobias_items(ds.table, UK_COLUMNS, "uk", uk_lexicon.stereotype),
+        ),
+        scorer=uk_score,
+        metrics=UK_METRICS,
+        demo_rank=5,
+        extras=resolver_extras(),
+        description="WinoBias-UK Natural (Ukrainian), coreference resolver protocol: CoNLL F1 "
+        "on pro/anti and the controls",
+        family="winobias-uk",
+        strata=("split", "type"),
+    )
 )
 
 
@@ -232,15 +237,19 @@ def en_score(
     return _winobias_f1(table, WINOBIAS_SUBSETS, n_boot, seed, source)
 
 
-WINOBIAS_EN_COREF = coref_task(
-    "winobias-en/coref",
-    access=DatasetAccess.of(en_data),
-    documents=en_items,
-    items=lambda ds: [en_item(r) for r in ds.table.to_dict("records")],
-    metrics=COREF_METRICS,
-    score=en_score,
-    description="WinoBias (English) CoNLL files, coreference resolver protocol: CoNLL F1 on "
-    "pro/anti x type1/type2 x dev/test",
-    family="winobias-en",
-    strata=("split", "type"),
+WINOBIAS_EN_COREF = task(
+    Task(
+        "winobias-en/coref",
+        data=resolver_data(DatasetAccess.of(en_data), en_items),
+        protocols=coref_protocols(
+            en_items, lambda ds: [en_item(r) for r in ds.table.to_dict("records")]
+        ),
+        scorer=en_score,
+        metrics=COREF_METRICS,
+        extras=resolver_extras(),
+        description="WinoBias (English) CoNLL files, coreference resolver protocol: CoNLL F1 on "
+        "pro/anti x type1/type2 x dev/test",
+        family="winobias-en",
+        strata=("split", "type"),
+    )
 )

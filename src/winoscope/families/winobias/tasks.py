@@ -27,8 +27,14 @@ from ...protocols import cloze
 from ...protocols.choice_rows import Wording, plain_wording
 from ...protocols.forced_choice import EN_DEFAULT, UK_DEFAULT, PromptTemplate
 from ...records import Item, Mention
-from ...tasks.base import DatasetAccess, Task
-from ...tasks.choice_task import access_of, choice_task, language_of, pronoun_case
+from ...tasks.base import DatasetAccess, Task, task
+from ...tasks.choice_task import (
+    ChoiceRows,
+    access_of,
+    choice_protocols,
+    language_of,
+    pronoun_case,
+)
 from . import scorer as scorer
 from .dataset import EN as en_data
 from .dataset import UK as uk_data
@@ -237,27 +243,25 @@ def winobias_task(
     def items(ds: Dataset) -> list[Item]:
         return winobias_items(ds.table, cols, lang, stereotypes)
 
-    return choice_task(
+    t = Task(
         name,
-        demo_rank=demo_rank,
-        language=lang,
-        strata=("split", "type"),
-        access=access_of(dataset, sample),
-        items=items,
-        roles=ROLES,
-        wording=wording,
-        template=template,
+        data=access_of(dataset, sample, review_status),
+        protocols=choice_protocols(
+            ChoiceRows(items, ROLES, wording, cloze_wording=cloze_wording),
+            template,
+            cloze_template,
+        ),
+        scorer=scorer.score,
         metrics=scorer.METRICS
         if controls
         else tuple(m for m in scorer.METRICS if "control" not in m),
-        score=scorer.score,
         description=description or f"WinoBias ({lang}), forced choice in both option orders",
-        family=family,
-        cloze_template=cloze_template,
-        cloze_wording=cloze_wording,
-        review_status=review_status,
-        register=register,
+        family=family or name,
+        demo_rank=demo_rank,
+        strata=("split", "type"),
+        language=lang,
     )
+    return task(t) if register else t
 
 
 # --- the built-in WinoBias tasks ---------------------------------------------------------

@@ -21,8 +21,8 @@ from ...protocols import coref
 from ...records import Item
 from ...scoring import coref as coref_scoring
 from ...scoring.base import ScoreResult
-from ...tasks.base import DatasetAccess, Task
-from ...tasks.coref_task import bracket_spans, coref_task
+from ...tasks.base import DatasetAccess, Task, task
+from ...tasks.coref_task import bracket_spans, coref_protocols, resolver_data, resolver_extras
 from .tasks import find_entity
 from .tasks import winopron_items as typed_items
 
@@ -191,19 +191,20 @@ def winopron_layout(metrics: pd.DataFrame) -> pd.DataFrame:
 def _winopron_task() -> Task:
     from .dataset import UK as wp
 
-    return coref_task(
+    t = Task(
         "winopron-uk/coref",
-        demo_rank=6,
-        access=DatasetAccess.of(wp),
-        documents=winopron_items,
-        items=_typed,
+        data=resolver_data(DatasetAccess.of(wp), winopron_items),
+        protocols=coref_protocols(winopron_items, _typed),
+        scorer=winopron_score,
         metrics=("double_conll_f1", "single_conll_f1", *WINOPRON_BASE, WINOPRON_GAP[0]),
-        score=winopron_score,
+        demo_rank=6,
+        extras=resolver_extras(),
         description="WinoPron-UK (Ukrainian), coreference resolver protocol: CoNLL F1 for "
         "double and single contexts, double by pronoun_type and pronoun_set",
         family="winopron-uk",
         strata=("context", "pronoun_type"),
     )
+    return task(t)
 
 
 WINOPRON_UK_COREF = _winopron_task()

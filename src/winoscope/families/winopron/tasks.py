@@ -41,8 +41,14 @@ from ...protocols.forced_choice import (
     from_wording,
 )
 from ...records import Item, Mention, Option, Request
-from ...tasks.base import DatasetAccess, Task
-from ...tasks.choice_task import access_of, choice_task, language_of, pronoun_case
+from ...tasks.base import DatasetAccess, Task, task
+from ...tasks.choice_task import (
+    ChoiceRows,
+    access_of,
+    choice_protocols,
+    language_of,
+    pronoun_case,
+)
 from . import scorer as scorer
 from .dataset import EN as winopron_en
 from .dataset import UK as uk_data
@@ -235,28 +241,23 @@ def winopron_task(
             return own + build_requests(choice_rows(rest, wording, roles=ROLES), fallback)
         return build_requests(choice_rows(its, wording, roles=ROLES), tmpl)
 
-    return choice_task(
-        name,
-        demo_rank=demo_rank,
-        language=lang,
-        strata=("context", "pronoun_type"),
-        access=access_of(dataset, sample),
-        items=items,
-        roles=ROLES,
-        wording=wording,
-        template=template,
-        metrics=metrics,
-        score=scorer.score,
-        description=description or f"WinoPron ({lang}), forced choice in both option orders",
-        family=family,
-        key="row_key",
-        requests_for=requests_for,
-        cloze_template=cloze_template,
-        cloze_wording=cloze_wording,
-        review_status=review_status,
-        resampling_unit=resampling_unit,
-        register=register,
+    rows = ChoiceRows(
+        items, ROLES, wording, key="row_key", requests_for=requests_for, cloze_wording=cloze_wording
     )
+    t = Task(
+        name,
+        data=access_of(dataset, sample, review_status),
+        protocols=choice_protocols(rows, template, cloze_template),
+        scorer=scorer.score,
+        metrics=metrics,
+        description=description or f"WinoPron ({lang}), forced choice in both option orders",
+        family=family or name,
+        resampling_unit=resampling_unit,
+        demo_rank=demo_rank,
+        strata=("context", "pronoun_type"),
+        language=lang,
+    )
+    return task(t) if register else t
 
 
 # --- the built-in WinoPron tasks ---------------------------------------------------------
