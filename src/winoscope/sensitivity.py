@@ -48,6 +48,7 @@ from .run_plan import choose_protocol, load_data, make_backend, response_store_p
 from .runner import run as run_one
 from .runner_outcome import check_failed_share
 from .scoring.across_prompts import TEMPLATE_STREAM, summarise
+from .scoring.bootstrap import Draw
 from .tasks import Task, get_task
 
 BUILTIN = "builtin"  # a templates entry that stands for the task's built-in set
@@ -118,8 +119,6 @@ def run_templates(
     or its fields as keywords), applied to each template's run; ``out`` is the folder holding
     one run directory per template.
     """
-    from .scoring.paired import capture_replicates
-
     if isinstance(task, RunConfig):
         base = task.but(**settings) if settings else task
     else:
@@ -137,23 +136,22 @@ def run_templates(
     store_path = response_store_path(base.store, out_dir) if backend.cacheable else None
     runs: list[RunResult] = []
     captured: list[tuple[str, pd.DataFrame, dict[tuple[str, str, str], np.ndarray]]] = []
-    draws: list[list[tuple[int, int, str]]] = []
+    draws: list[list[Draw]] = []
     for tmpl in chosen:
-        with capture_replicates() as sink:
-            rr = run_one(
-                base.but(
-                    task=t,
-                    model=backend,
-                    data=ds,
-                    out=None if out_dir is None else out_dir / run_dir_name(tmpl.name),
-                    template=tmpl,
-                    protocol=protocol,
-                    store=store_path if store_path is not None else False,
-                )
+        rr = run_one(
+            base.but(
+                task=t,
+                model=backend,
+                data=ds,
+                out=None if out_dir is None else out_dir / run_dir_name(tmpl.name),
+                template=tmpl,
+                protocol=protocol,
+                store=store_path if store_path is not None else False,
             )
+        )
         runs.append(rr)
-        captured.append((tmpl.name, rr.metrics, dict(sink.replicates)))
-        draws.append(list(sink.draws))
+        captured.append((tmpl.name, rr.metrics, dict(rr.result.replicates.rows)))
+        draws.append(list(rr.result.replicates.draws))
     seed, n_boot = base.seed, base.n_boot
     summary = summarise(captured, n_boot=n_boot, seed=seed)
     per_template = pd.concat(
