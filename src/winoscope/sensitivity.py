@@ -48,7 +48,6 @@ from .run_plan import choose_protocol, load_data, make_backend, response_store_p
 from .runner import run as run_one
 from .runner_outcome import check_failed_share
 from .scoring.across_prompts import TEMPLATE_STREAM, summarise
-from .scoring.bootstrap import Draw
 from .tasks import Task, get_task
 
 BUILTIN = "builtin"  # a templates entry that stands for the task's built-in set
@@ -136,7 +135,6 @@ def run_templates(
     store_path = response_store_path(base.store, out_dir) if backend.cacheable else None
     runs: list[RunResult] = []
     captured: list[tuple[str, pd.DataFrame, dict[tuple[str, str, str], np.ndarray]]] = []
-    draws: list[list[Draw]] = []
     for tmpl in chosen:
         rr = run_one(
             base.but(
@@ -151,12 +149,12 @@ def run_templates(
         )
         runs.append(rr)
         captured.append((tmpl.name, rr.metrics, dict(rr.result.replicates.rows)))
-        draws.append(list(rr.result.replicates.draws))
     seed, n_boot = base.seed, base.n_boot
     summary = summarise(captured, n_boot=n_boot, seed=seed)
     per_template = pd.concat(
         [m.assign(template=name) for name, m, _ in captured], ignore_index=True
     )[["template", *runs[0].metrics.columns]]
+    draws = [rr.result.replicates.draws for rr in runs]  # the same draws: one item level
     joint = all(d == draws[0] for d in draws[1:])
     notes = [] if joint else [NOT_JOINT_NOTE]
     manifest = sensitivity_manifest(

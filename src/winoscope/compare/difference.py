@@ -5,9 +5,9 @@ both runs' predictions are scored by the task's own scorer with the same seed on
 so the scorer draws the same resamples of its own units (source items, pairs, schemas) for both
 (checked: the draws each result reports, a digest of every weight matrix, are compared), and
 each replicate of the difference is ``metric_B(resample) - metric_A(resample)``, from the
-replicates each scorer returns (``ScoreResult.replicates``). A signed gap's size change (what "the gap is
-smaller" means) is its declared absolute twin's ``B - A`` where the task reports one
-(WinoBias's ``absolute_bias_gap``), else an extra row ``|B| - |A|``: one row per quantity.
+replicates each scorer returns (``ScoreResult.replicates``). A signed gap's size change (what
+"the gap is smaller" means) is its declared absolute twin's ``B - A`` where the task reports
+one (WinoBias's ``absolute_bias_gap``), else an extra row ``|B| - |A|``: one row per quantity.
 
 p-values: ``p_boot`` is the two-sided bootstrap p-value of the difference
 (:func:`~winoscope.scoring.paired.bootstrap_p`); ``p_holm`` adjusts it with Holm's method across

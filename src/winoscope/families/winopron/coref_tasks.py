@@ -189,9 +189,8 @@ def _layout(metrics: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[Key, Key]]]
         )
         renamed.append((before, (str(h["metric"]), "macro", "macro")))
         h["split"], h["type"] = "macro", "macro"
-    return pd.concat(
-        [out, pd.DataFrame(heads, columns=metrics.columns)], ignore_index=True
-    ), renamed
+    laid_out = pd.concat([out, pd.DataFrame(heads, columns=metrics.columns)], ignore_index=True)
+    return laid_out, renamed
 
 
 def _winopron_task() -> Task:
