@@ -97,7 +97,7 @@ def bootstrap(
     on the data when the scorer computes it another way; by default it is ``statistic`` of one
     row of ones. ``n_boot`` may be 0 (no replicates).
     """
-    gen = np.random.default_rng(rng) if isinstance(rng, int) else rng
+    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     weights = resample_weights(n_units, n_boot, gen)
     replicates = statistic(weights)
     if point is None:
