@@ -38,9 +38,10 @@ ROOT = Path(__file__).resolve().parents[1]
 # group -> (modules to mutate, the tests that target them)
 GROUPS: dict[str, tuple[list[str], list[str], str]] = {
     "statistics": (
-        ["src/winoscope/scoring/stats.py"],
+        ["src/winoscope/scoring/stats.py", "src/winoscope/scoring/bootstrap.py"],
         [
             "tests/scoring/test_stats_by_hand.py",
+            "tests/scoring/test_bootstrap_by_hand.py",
             "tests/scoring/test_intervals.py",
             "tests/compare/test_diff.py",
         ],

@@ -118,8 +118,6 @@ def run_templates(
     or its fields as keywords), applied to each template's run; ``out`` is the folder holding
     one run directory per template.
     """
-    from .scoring.paired import capture_replicates
-
     if isinstance(task, RunConfig):
         base = task.but(**settings) if settings else task
     else:
@@ -137,28 +135,26 @@ def run_templates(
     store_path = response_store_path(base.store, out_dir) if backend.cacheable else None
     runs: list[RunResult] = []
     captured: list[tuple[str, pd.DataFrame, dict[tuple[str, str, str], np.ndarray]]] = []
-    draws: list[list[tuple[int, int, str]]] = []
     for tmpl in chosen:
-        with capture_replicates() as sink:
-            rr = run_one(
-                base.but(
-                    task=t,
-                    model=backend,
-                    data=ds,
-                    out=None if out_dir is None else out_dir / run_dir_name(tmpl.name),
-                    template=tmpl,
-                    protocol=protocol,
-                    store=store_path if store_path is not None else False,
-                )
+        rr = run_one(
+            base.but(
+                task=t,
+                model=backend,
+                data=ds,
+                out=None if out_dir is None else out_dir / run_dir_name(tmpl.name),
+                template=tmpl,
+                protocol=protocol,
+                store=store_path if store_path is not None else False,
             )
+        )
         runs.append(rr)
-        captured.append((tmpl.name, rr.metrics, dict(sink.replicates)))
-        draws.append(list(sink.draws))
+        captured.append((tmpl.name, rr.metrics, dict(rr.result.replicates.rows)))
     seed, n_boot = base.seed, base.n_boot
     summary = summarise(captured, n_boot=n_boot, seed=seed)
     per_template = pd.concat(
         [m.assign(template=name) for name, m, _ in captured], ignore_index=True
     )[["template", *runs[0].metrics.columns]]
+    draws = [rr.result.replicates.draws for rr in runs]  # the same draws: one item level
     joint = all(d == draws[0] for d in draws[1:])
     notes = [] if joint else [NOT_JOINT_NOTE]
     manifest = sensitivity_manifest(

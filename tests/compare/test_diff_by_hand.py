@@ -25,7 +25,7 @@ from winoscope.compare.diff_result import DIFF_COLUMNS
 from winoscope.compare.difference import diff, difference_table, verdicts
 from winoscope.errors import DatasetError, ScoringError, TaskError
 from winoscope.report.rundir import RunDir
-from winoscope.scoring.paired import record_draw, record_replicates
+from winoscope.scoring.bootstrap import Draw, Replicates
 
 NAN = math.nan
 MACRO = ("macro", "macro")
@@ -564,9 +564,9 @@ class StandIn:
             {"seed": seed, "n_boot": n_boot, "source": source, "pred": table[col].tolist()}
         )
         w = WEIGHTS[seed % 2]
-        record_draw(w)
+        returned = Replicates(draws=[Draw.of(w)])
         if len(self.calls) == self.extra_draw_on:
-            record_draw(w)
+            returned.draws.append(Draw.of(w))
         if col == "predicted_clusters":  # the coreference stand-in: values by call
             right = np.array([1.0, 0.0, 1.0, 1.0]) if len(self.calls) == 1 else np.ones(4)
         else:
@@ -575,10 +575,10 @@ class StandIn:
         for name, cols in (("pro_accuracy", [0, 1]), ("anti_accuracy", [2, 3])):
             reps = w[:, cols] @ right[cols] / 2
             if self.replicates:
-                record_replicates(name, "macro", "macro", reps)
+                returned.keep(name, "macro", "macro", reps)
             n = int(table[col].iloc[cols].notna().sum())
             rows.append((name, "macro", "macro", float(right[cols].mean()), n))
-        return SimpleNamespace(metrics=_metrics(rows), settings=self.settings)
+        return SimpleNamespace(metrics=_metrics(rows), settings=self.settings, replicates=returned)
 
 
 def _predictions(preds: list[Any], gold_column: str = "coreference_role") -> pd.DataFrame:

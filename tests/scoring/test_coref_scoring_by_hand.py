@@ -42,7 +42,6 @@ from winoscope.scoring.coref import (
     total_score,
 )
 from winoscope.scoring.metric import get_metric
-from winoscope.scoring.paired import capture_replicates
 
 T, D, P = (0, 5), (10, 15), (20, 23)
 SPANS = {"target": T, "distractor": D}
@@ -494,7 +493,7 @@ TWO_STRATA = [
 
 def test_points_counts_gaps_and_macro_rows_by_hand() -> None:
     table = _table(TWO_STRATA, response_status=["ok", "ok", "ok", "error"] + ["ok"] * 4)
-    metrics, strata, subsets = score_frame(
+    metrics, strata, subsets, _ = score_frame(
         table,
         strata=["split"],
         subsets=[PRO, ANTI],
@@ -601,7 +600,7 @@ def test_points_counts_gaps_and_macro_rows_by_hand() -> None:
 
 def test_the_default_metrics_are_the_f1s_and_the_link_accuracy() -> None:
     table = _table(TWO_STRATA[:4])
-    metrics, _, _ = score_frame(
+    metrics, _, _, _ = score_frame(
         table, strata=["split"], subsets=[PRO], item_columns=["item"], n_boot=0
     )
     assert metrics["metric"].tolist() == [
@@ -620,7 +619,7 @@ def test_counts_of_failed_and_empty_responses() -> None:
     specs = [("s", "t", "pro", "empty", i) for i in range(1, 5)]
     specs.append(("s", "t", "anti", "right", 5))
     table = _table(specs, response_status=["error", "ok", "ok", "ok", "ok"])
-    _, strata, subsets = score_frame(
+    _, strata, subsets, _ = score_frame(
         table, strata=["split"], subsets=[PRO, ANTI], item_columns=["item"], n_boot=0
     )
     assert strata.to_dict("records") == [
@@ -628,7 +627,7 @@ def test_counts_of_failed_and_empty_responses() -> None:
     ]
     assert subsets["no_output"].tolist() == [4, 0]
     assert subsets["missing_responses"].tolist() == [1, 0]
-    _, strata, subsets = score_frame(
+    _, strata, subsets, _ = score_frame(
         table.drop(columns=["response_status"]),
         strata=["split"],
         subsets=[PRO, ANTI],
@@ -647,7 +646,7 @@ def test_an_empty_response_cell_counts_as_no_output_in_both_tables() -> None:
     specs = [("s", "t", "pro", "right", i) for i in range(1, 4)]
     table = _table(specs)
     table["predicted_clusters"] = [None, math.nan, json.dumps(RIGHT)]
-    _, strata, subsets = score_frame(
+    _, strata, subsets, _ = score_frame(
         table, strata=["split"], subsets=[PRO], item_columns=["item"], n_boot=0
     )
     assert strata["invalid"].tolist() == [2]
@@ -657,7 +656,7 @@ def test_an_empty_response_cell_counts_as_no_output_in_both_tables() -> None:
 def test_items_count_distinct_items_not_documents() -> None:
     specs = [("s", "t", "pro", "right", 1), ("s", "t", "pro", "wrong", 1)]
     specs += [("s", "t", "anti", "right", 2)]
-    _, _, subsets = score_frame(
+    _, _, subsets, _ = score_frame(
         _table(specs), strata=[], subsets=[PRO, ANTI], item_columns=["item"], n_boot=0
     )
     assert subsets["documents"].tolist() == [2, 1]
@@ -675,7 +674,7 @@ def test_items_count_distinct_items_not_documents() -> None:
 )
 def test_stratum_labels(strata: list[str], labels: list[tuple[str, str]]) -> None:
     specs = [("a", "x", "pro", "right", 1), ("b", "y", "pro", "wrong", 2)]
-    _, counts, _ = score_frame(
+    _, counts, _, _ = score_frame(
         _table(specs), strata=strata, subsets=[PRO], item_columns=["item"], n_boot=0
     )
     assert list(zip(counts["split"], counts["type"], strict=True)) == labels
@@ -686,13 +685,13 @@ def test_strata_come_sorted_and_only_observed() -> None:
     table = _table(specs)
     table["split"] = pd.Categorical(table["split"], categories=["b", "a", "unused"])
     table["type"] = pd.Categorical(table["type"], categories=["x", "y"])
-    _, counts, _ = score_frame(
+    _, counts, _, _ = score_frame(
         table, strata=["split", "type"], subsets=[PRO], item_columns=["item"], n_boot=0
     )
     # categorical order (b before a), unused categories and combinations left out
     assert counts["split"].tolist() == ["b", "a"] and counts["type"].tolist() == ["x", "x"]
     plain = _table([("b", "x", "pro", "right", 1), ("a", "x", "pro", "wrong", 2)])
-    _, counts, _ = score_frame(
+    _, counts, _, _ = score_frame(
         plain, strata=["split"], subsets=[PRO], item_columns=["item"], n_boot=0
     )
     assert counts["split"].tolist() == ["a", "b"]  # sorted, not in order of appearance
@@ -700,7 +699,7 @@ def test_strata_come_sorted_and_only_observed() -> None:
 
 def test_one_stratum_has_no_macro_rows_and_an_empty_subset_no_row() -> None:
     specs = [("s", "t", "pro", "right", 1), ("s", "t", "pro", "wrong", 2)]
-    metrics, _, subsets = score_frame(
+    metrics, _, subsets, _ = score_frame(
         _table(specs),
         strata=["split"],
         subsets=[PRO, ANTI],
@@ -712,7 +711,7 @@ def test_one_stratum_has_no_macro_rows_and_an_empty_subset_no_row() -> None:
     assert subsets["documents"].tolist() == [2, 0]
     # two strata, the second without anti documents: macro rows over the defined ones
     specs += [("r", "t", "anti", "right", 3), ("r", "t", "pro", "right", 4)]
-    metrics, _, _ = score_frame(
+    metrics, _, _, _ = score_frame(
         _table(specs),
         strata=["split"],
         subsets=[PRO, ANTI],
@@ -737,8 +736,9 @@ def test_the_tables_index_and_an_index_column_are_ignored() -> None:
     other = table.set_axis([7, 3, 9, 1]).assign(index=[0, 1, 2, 3])
     a = score_frame(table, strata=["split"], subsets=[PRO, ANTI], item_columns=["item"], n_boot=0)
     b = score_frame(other, strata=["split"], subsets=[PRO, ANTI], item_columns=["item"], n_boot=0)
-    for x, y in zip(a, b, strict=True):
+    for x, y in zip(a[:3], b[:3], strict=True):
         pd.testing.assert_frame_equal(x, y)
+    assert a.replicates == b.replicates
 
 
 def test_a_table_indexed_by_its_own_column() -> None:
@@ -747,19 +747,18 @@ def test_a_table_indexed_by_its_own_column() -> None:
     kw: dict[str, Any] = dict(strata=["split"], subsets=[PRO, ANTI], item_columns=["item"])
     a = score_frame(table, n_boot=0, **kw)
     b = score_frame(table.set_index("split", drop=False), n_boot=0, **kw)
-    for x, y in zip(a, b, strict=True):
+    for x, y in zip(a[:3], b[:3], strict=True):
         pd.testing.assert_frame_equal(x, y)
+    assert a.replicates == b.replicates
 
 
 def test_the_default_bootstrap_is_2000_replicates_with_seed_0() -> None:
     table = _table(TWO_STRATA[:4])
     kw: dict[str, Any] = dict(strata=["split"], subsets=[PRO], item_columns=["item"])
-    with capture_replicates() as default:
-        a, _, _ = score_frame(table, metrics=("conll_f1",), **kw)
-    with capture_replicates() as explicit:
-        b, _, _ = score_frame(table, metrics=("conll_f1",), n_boot=2000, seed=0, **kw)
+    a, _, _, default = score_frame(table, metrics=("conll_f1",), **kw)
+    b, _, _, explicit = score_frame(table, metrics=("conll_f1",), n_boot=2000, seed=0, **kw)
     assert [d[:2] for d in default.draws] == [(2000, 4)]
-    assert default.draws == explicit.draws
+    assert default == explicit
     pd.testing.assert_frame_equal(a, b)
 
 
@@ -775,7 +774,7 @@ def _replicates(
 
 def test_the_bootstrap_resamples_items_by_hand() -> None:
     table = _table(TWO_STRATA)
-    metrics, _, _ = score_frame(
+    metrics, _, _, returned = score_frame(
         table,
         strata=["split"],
         subsets=[PRO, ANTI],
@@ -814,6 +813,9 @@ def test_the_bootstrap_resamples_items_by_hand() -> None:
         r = reps[(row.metric, row.split)]
         lo, hi = np.quantile(r[~np.isnan(r)], [0.025, 0.975])
         assert (row.ci_low, row.ci_high) == pytest.approx((lo, hi), abs=1e-12), row
+        # the scorer returns each row's replicates, the ones worked out here
+        np.testing.assert_allclose(returned.rows[(row.metric, row.split, row.type)], r, atol=1e-12)
+    assert len(returned.rows) == len(metrics)
     # the point values are not the replicates' mean
     assert len(metrics) == 15
 
@@ -821,16 +823,14 @@ def test_the_bootstrap_resamples_items_by_hand() -> None:
 def test_n_boot_of_one_gives_an_interval_and_none_gives_none() -> None:
     table = _table(TWO_STRATA[:4])
     kw: dict[str, Any] = dict(strata=["split"], subsets=[PRO], item_columns=["item"])
-    with capture_replicates() as sink:
-        metrics, _, _ = score_frame(table, n_boot=1, seed=2, metrics=("conll_f1",), **kw)
-    assert [d[:2] for d in sink.draws] == [(1, 4)]
-    assert list(sink.replicates) == [("conll_f1_pro", "s1", "all")]
+    metrics, _, _, reps = score_frame(table, n_boot=1, seed=2, metrics=("conll_f1",), **kw)
+    assert [d[:2] for d in reps.draws] == [(1, 4)]
+    assert list(reps.rows) == [("conll_f1_pro", "s1", "all")]
     (row,) = metrics.itertuples()
     assert row.ci_low == row.ci_high and not math.isnan(row.ci_low)
     for n_boot in (0, -1):
-        with capture_replicates() as sink:
-            metrics, _, _ = score_frame(table, n_boot=n_boot, **kw)
-        assert sink.draws == [] and sink.replicates == {}
+        metrics, _, _, reps = score_frame(table, n_boot=n_boot, **kw)
+        assert reps.draws == [] and reps.rows == {}
         assert metrics["ci_low"].isna().all()
 
 
@@ -838,7 +838,7 @@ def test_only_the_table_is_positional() -> None:
     table = _table(TWO_STRATA[:2])
     with pytest.raises(TypeError):
         score_frame(table, [], [PRO], ["item"])  # type: ignore[misc]
-    metrics, _, _ = score_frame(
+    metrics, _, _, _ = score_frame(
         table=table, strata=[], subsets=[PRO], item_columns=["item"], n_boot=0
     )
     assert metrics["metric"].tolist()[0] == "conll_f1_pro"

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from winoscope.runner import run
-from winoscope.scoring.paired import capture_replicates
 from winoscope.scoring.stats import percentile_ci
 
 
@@ -57,9 +56,8 @@ def _check_interval(row: object, mine: np.ndarray) -> bool:
 @pytest.mark.parametrize(("task", "model"), MACRO_FAMILIES)
 def test_every_macro_interval_averages_every_stratum(task: str, model: str) -> None:
     """WinoBias: each macro replicate is the mean of the strata's replicates (split x type)."""
-    with capture_replicates() as sink:
-        rr = run(task, model, n_boot=300, seed=3)
-    reps = sink.replicates
+    rr = run(task, model, n_boot=300, seed=3)
+    reps = rr.result.replicates.rows
     macro = rr.metrics[rr.metrics["split"] == "macro"]
     checked = 0
     for row in macro.itertuples(index=False):
@@ -80,9 +78,8 @@ def test_every_summary_row_carries_its_strata_replicates(task: str, model: str) 
     two summary rows (a gap): their replicates are exactly those."""
     from winoscope.scoring.metric import get_metric
 
-    with capture_replicates() as sink:
-        rr = run(task, model, n_boot=300, seed=3)
-    reps = sink.replicates
+    rr = run(task, model, n_boot=300, seed=3)
+    reps = rr.result.replicates.rows
     metrics = rr.metrics
     checked = 0
     for row in metrics[metrics["split"] == "macro"].itertuples(index=False):

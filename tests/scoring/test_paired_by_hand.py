@@ -1,66 +1,14 @@
-"""The paired-comparison helpers on cases worked out by hand: what a capture records (and only
-inside its block), the aliases, the weight digests, the bootstrap p-value's tie and NaN rules,
-and Holm's step-down with its cap at 1 and its NaN holes."""
+"""The paired-comparison statistics on cases worked out by hand: the bootstrap p-value's tie and
+NaN rules, and Holm's step-down with its cap at 1 and its NaN holes."""
 
 from __future__ import annotations
 
-import hashlib
 import math
 
 import numpy as np
 import pytest
 
-from winoscope.scoring.paired import (
-    alias_replicates,
-    bootstrap_p,
-    capture_replicates,
-    holm,
-    record_draw,
-    record_replicates,
-)
-
-
-def test_a_capture_keeps_flat_float_copies_and_only_inside_its_block() -> None:
-    record_replicates("before", "s", "t", [1, 2])  # no capture: nothing to keep, no error
-    reps = np.array([[1, 2], [3, 4]])
-    with capture_replicates() as sink:
-        record_replicates("acc", 1, 2, reps)
-        reps[0, 0] = 99  # a copy was kept, not a view
-    record_replicates("after", "s", "t", [5.0])
-    assert list(sink.replicates) == [("acc", "1", "2")]
-    got = sink.replicates[("acc", "1", "2")]
-    assert got.dtype == float and got.shape == (4,)
-    assert got.tolist() == [1.0, 2.0, 3.0, 4.0]
-
-
-def test_a_nested_capture_gives_the_outer_one_back() -> None:
-    with capture_replicates() as outer:
-        with capture_replicates() as inner:
-            record_replicates("a", "s", "t", [1.0])
-        record_replicates("b", "s", "t", [2.0])
-    assert list(inner.replicates) == [("a", "s", "t")]
-    assert list(outer.replicates) == [("b", "s", "t")]
-
-
-def test_aliases_copy_only_what_was_recorded() -> None:
-    alias_replicates([(("a", "s", "t"), ("b", "s", "t"))])  # no capture: nothing happens
-    with capture_replicates() as sink:
-        record_replicates("a", "s", "t", [0.5, 1.0])
-        alias_replicates([(("a", "s", "t"), ("b", "s", "t")), (("x", "s", "t"), ("y", "s", "t"))])
-    assert set(sink.replicates) == {("a", "s", "t"), ("b", "s", "t")}
-    assert sink.replicates[("b", "s", "t")].tolist() == [0.5, 1.0]
-
-
-def test_a_draw_is_recorded_as_its_shape_and_the_digest_of_its_counts() -> None:
-    weights = np.array([[2.0, 0.0, 1.0], [1.0, 1.0, 1.0]])
-    record_draw(weights)  # no capture: nothing to keep, no error
-    with capture_replicates() as sink:
-        record_draw(weights)
-        record_draw(weights.T)  # not contiguous: the digest is of the counts in row order
-    first = hashlib.sha256(weights.tobytes()).hexdigest()[:16]
-    second = hashlib.sha256(np.array([[2.0, 1.0], [0.0, 1.0], [1.0, 1.0]]).tobytes())
-    assert sink.draws == [(2, 3, first), (3, 2, second.hexdigest()[:16])]
-    assert len(first) == 16
+from winoscope.scoring.paired import bootstrap_p, holm
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
-"""The statistics helpers on cases worked out by hand: resampling counts, weighted ratios with
-an empty denominator, and the exact McNemar p-value."""
+"""The statistics helpers on cases worked out by hand: weighted ratios with an empty
+denominator, and the exact McNemar p-value (the resampling counts: test_bootstrap_by_hand)."""
 
 from __future__ import annotations
 
@@ -8,20 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from winoscope.scoring.stats import mcnemar_exact, resample_weights, weighted_ratio
-
-
-def test_resample_weights_draw_n_items_with_equal_chances() -> None:
-    w = resample_weights(4, 5000, np.random.default_rng(0))
-    assert w.shape == (5000, 4) and w.dtype == float
-    assert (w.sum(axis=1) == 4).all()  # every resample has as many items as the data
-    assert np.allclose(w.mean(axis=0), 1.0, atol=0.05)  # each item drawn once on average
-    # one item: always itself; none: an empty draw
-    assert (resample_weights(1, 3, np.random.default_rng(0)) == 1.0).all()
-    empty = resample_weights(0, 3, np.random.default_rng(0))
-    assert empty.shape == (3, 0)
-    again = resample_weights(4, 5000, np.random.default_rng(0))
-    assert np.array_equal(w, again)  # seeded
+from winoscope.scoring.stats import mcnemar_exact, weighted_ratio
 
 
 def test_weighted_ratio_is_undefined_where_nothing_is_counted() -> None:

@@ -546,7 +546,10 @@ def test_the_bootstrap_settings_are_named() -> None:
     metrics = {("accuracy", "all", "all"): (lambda t: ratio(t["k"], t["n"]), lambda t: 2.0)}
     with pytest.raises(TypeError):
         cluster_metrics(stats, metrics, 10, 0, 0.95)  # type: ignore[misc]
-    got = cluster_metrics(stats, metrics, n_boot=10, seed=0, level=0.95)
+    got, reps = cluster_metrics(stats, metrics, n_boot=10, seed=0, level=0.95)
+    assert list(reps.rows) == [("accuracy", "all", "all")] and [d[:2] for d in reps.draws] == [
+        (10, 2)
+    ]
     assert got[["metric", "value", "n"]].to_dict("records") == [
         {"metric": "accuracy", "value": 0.5, "n": 2}
     ]

@@ -3,10 +3,11 @@
 For every metric and stratum the table holds B - A with a 95% *paired* bootstrap interval:
 both runs' predictions are scored by the task's own scorer with the same seed on the same rows,
 so the scorer draws the same resamples of its own units (source items, pairs, schemas) for both
-(checked: a digest of every weight matrix is compared), and each replicate of the difference is
-``metric_B(resample) - metric_A(resample)``. A signed gap's size change (what "the gap is
-smaller" means) is its declared absolute twin's ``B - A`` where the task reports one
-(WinoBias's ``absolute_bias_gap``), else an extra row ``|B| - |A|``: one row per quantity.
+(checked: the draws each result reports, a digest of every weight matrix, are compared), and
+each replicate of the difference is ``metric_B(resample) - metric_A(resample)``, from the
+replicates each scorer returns (``ScoreResult.replicates``). A signed gap's size change (what
+"the gap is smaller" means) is its declared absolute twin's ``B - A`` where the task reports
+one (WinoBias's ``absolute_bias_gap``), else an extra row ``|B| - |A|``: one row per quantity.
 
 p-values: ``p_boot`` is the two-sided bootstrap p-value of the difference
 (:func:`~winoscope.scoring.paired.bootstrap_p`); ``p_holm`` adjusts it with Holm's method across
@@ -41,7 +42,7 @@ from ..scoring.answer_quality import (
     quality_text,
 )
 from ..scoring.decision import describe_family
-from ..scoring.paired import ReplicateSink, bootstrap_p, capture_replicates, holm
+from ..scoring.paired import bootstrap_p, holm
 from ..scoring.stats import percentile_ci
 from .diff_result import DIFF_COLUMNS, DiffResult, summary_rows
 from .pairing import (
@@ -54,14 +55,6 @@ from .pairing import (
     row_correctness,
 )
 from .verdicts import verdicts
-
-
-def _score(
-    task: Any, table: pd.DataFrame, n_boot: int, seed: int, source: str
-) -> tuple[Any, ReplicateSink]:
-    with capture_replicates() as sink:
-        result = task.scorer(table, n_boot=n_boot, seed=seed, source=source)
-    return result, sink
 
 
 def _as_table(task: Any, raw: pd.DataFrame, location: str) -> pd.DataFrame:
@@ -231,24 +224,25 @@ def diff(
     pb[col] = pb[col].where(both, None)
     ta = _as_table(task, pa, str(a.path / "predictions.parquet"))
     tb = _as_table(task, pb, str(b.path / "predictions.parquet"))
-    res_a, sink_a = _score(task, ta, n_boot, seed, str(a.path))
-    res_b, sink_b = _score(task, tb, n_boot, seed if paired else seed + 1, str(b.path))
-    if not sink_a.replicates:
+    res_a = task.scorer(ta, n_boot=n_boot, seed=seed, source=str(a.path))
+    res_b = task.scorer(tb, n_boot=n_boot, seed=seed if paired else seed + 1, source=str(b.path))
+    reps_a, reps_b = res_a.replicates, res_b.replicates
+    if not reps_a.rows:
         raise TaskError(
             f"task {task.name}: its scorer does not report bootstrap replicates, so no paired "
             "interval can be computed"
         )
-    if paired and sink_a.draws != sink_b.draws:
+    if paired and reps_a.draws != reps_b.draws:
         raise ScoringError(
             "the two runs were not resampled identically (their scored units differ); "
-            f"{len(sink_a.draws)} vs {len(sink_b.draws)} draws"
+            f"{len(reps_a.draws)} vs {len(reps_b.draws)} draws"
         )
     kept: dict[tuple[str, str, str, str], np.ndarray] = {}
     table = difference_table(
         res_a.metrics,
         res_b.metrics,
-        sink_a.replicates,
-        sink_b.replicates,
+        reps_a.rows,
+        reps_b.rows,
         level,
         kept,
         protocol=str(a.manifest.get("protocol", "")),

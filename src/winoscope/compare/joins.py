@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..scoring.bootstrap import interval
 from ..scoring.paired import bootstrap_p
-from ..scoring.stats import mcnemar_exact, percentile_ci
+from ..scoring.stats import mcnemar_exact
 
 
 def row_correct(table: pd.DataFrame, gold: str) -> pd.Series:
@@ -48,7 +49,7 @@ def paired_record(
     """One metric row: UK and EN values, UK - EN with the percentile interval and bootstrap p
     of its replicates ``d`` (NaN when either value is)."""
     diff = uk - en
-    lo, hi = (math.nan, math.nan) if math.isnan(diff) else percentile_ci(d, level)
+    lo, hi = interval(diff, d, level)
     return {
         "metric": m,
         "split": split,

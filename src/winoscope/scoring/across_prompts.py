@@ -4,7 +4,7 @@ spread (min, max, sd) of each overall metric.
 Two-level bootstrap (templates, then items). Every template is scored on the same rows with
 the same seed, so its scorer draws the same resamples of the task's own units (source items,
 pairs, schemas): replicate ``b`` of every template is the metric on item resample ``b``
-(:func:`winoscope.scoring.paired.capture_replicates` records them). For each ``b`` the template
+(each run's ``ScoreResult.replicates`` holds them). For each ``b`` the template
 level draws ``T`` of the ``T`` templates with replacement (counts ``c_bt``, multinomial from
 ``numpy.random.default_rng([seed, 14])``, a stream apart from the items') and takes
 ``mean*_b = sum_t c_bt * m_t(b) / sum_t c_bt`` over the templates where the metric is defined.
@@ -75,8 +75,9 @@ def two_level_interval(
 
 def template_counts(n_templates: int, n_boot: int, seed: int) -> np.ndarray:
     """The template level's draws: B x T counts of each template (see the module docstring)."""
-    rng = np.random.default_rng([seed, TEMPLATE_STREAM])
-    return rng.multinomial(n_templates, np.full(n_templates, 1.0 / n_templates), size=n_boot)
+    from .bootstrap import resample_weights
+
+    return resample_weights(n_templates, n_boot, np.random.default_rng([seed, TEMPLATE_STREAM]))
 
 
 def summarise(

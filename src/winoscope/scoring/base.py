@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from .bootstrap import Draw, Replicates
 from .metric import Declarations
 
 declare = Declarations(__name__)
@@ -27,7 +28,8 @@ class ScoreResult:
     significance tests, ``counts`` rows/scored/invalid/missing per stratum, ``settings`` the
     bootstrap settings. ``notes`` are what the scorer has to tell the reader about these numbers
     (unpaired items left out of a pair metric, say): every report and the command line show
-    them as they are, without knowing the family.
+    them as they are, without knowing the family. ``replicates`` holds the bootstrap replicates
+    of the metric rows and the draws behind them, which a paired comparison of two runs reads.
     """
 
     metrics: pd.DataFrame
@@ -35,6 +37,7 @@ class ScoreResult:
     counts: pd.DataFrame = field(default_factory=pd.DataFrame)
     settings: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    replicates: Replicates = field(default_factory=Replicates)
     # the task's validation findings (``datasets.base.Issue``), set by ``run``/``score``
     validation: list[Any] = field(default_factory=list)
 
@@ -140,14 +143,9 @@ def metric_row(
     None: the metric was not bootstrapped)."""
     import math
 
-    from .paired import record_replicates
-    from .stats import percentile_ci
+    from .bootstrap import interval
 
-    if replicates is None:
-        lo, hi = math.nan, math.nan
-    else:
-        record_replicates(metric, split, typ, replicates)  # for paired comparisons (``diff``)
-        lo, hi = (math.nan, math.nan) if math.isnan(value) else percentile_ci(replicates, level)
+    lo, hi = (math.nan, math.nan) if replicates is None else interval(value, replicates, level)
     return {
         "metric": metric,
         "split": split,
@@ -161,15 +159,44 @@ def metric_row(
 
 
 @dataclass
+class MetricRows:
+    """Tidy metric rows (:func:`metric_row`) and, beside them, the replicates of each
+    bootstrapped row and the draws, for the scorer's :class:`ScoreResult`."""
+
+    level: float = 0.95
+    records: list[dict[str, Any]] = field(default_factory=list)
+    replicates: Replicates = field(default_factory=Replicates)
+
+    def add(
+        self,
+        metric: str,
+        split: str,
+        typ: str,
+        value: float,
+        replicates: Any,
+        n: int,
+        n_strata: int = 1,
+    ) -> None:
+        """One row; its replicates are kept (a flat copy) when it was bootstrapped."""
+        self.records.append(
+            metric_row(metric, split, typ, value, replicates, n, self.level, n_strata)
+        )
+        if replicates is not None:
+            self.replicates.keep(metric, split, typ, replicates)
+
+
+@dataclass
 class Stratum:
     """One stratum's metrics: point ``values``, bootstrap ``replicates`` (a metric missing here
-    was not bootstrapped) and the ``n`` each value is computed over."""
+    was not bootstrapped), the ``n`` each value is computed over and the ``draw`` behind the
+    replicates (None when none was drawn)."""
 
     split: str
     type: str
     values: dict[str, float]
     replicates: dict[str, Any]
     n: dict[str, int]
+    draw: Draw | None = None
 
 
 def stratified_rows(
@@ -179,8 +206,9 @@ def stratified_rows(
     level: float = 0.95,
     skip_undefined: bool = False,
     macro_from: int = 1,
-) -> list[dict[str, Any]]:
-    """Tidy rows of every stratum's metrics, then their macro averages.
+) -> MetricRows:
+    """Tidy rows of every stratum's metrics, then their macro averages, with the replicates of
+    every row and the strata's draws in order.
 
     The macro row of a metric averages the strata where it is defined (the point values, and
     replicate by replicate the bootstrap values, ignoring undefined ones); its ``n`` is the sum
@@ -194,32 +222,28 @@ def stratified_rows(
 
     from .stats import nanmean_rows
 
-    records: list[dict[str, Any]] = []
+    rows = MetricRows(level)
+    rows.replicates.draws.extend(s.draw for s in strata if s.draw is not None)
     for s in strata:
         for m, value in s.values.items():
             if skip_undefined and math.isnan(value):
                 continue
-            records.append(
-                metric_row(m, s.split, s.type, value, s.replicates.get(m), s.n[m], level)
-            )
+            rows.add(m, s.split, s.type, value, s.replicates.get(m), s.n[m])
     if len(strata) < macro_from:
-        return records
+        return rows
     names = order if order is not None else list(dict.fromkeys(m for s in strata for m in s.values))
     for m in names:
         defined = [s for s in strata if m in s.values and not math.isnan(s.values[m])]
         if not defined:
             continue
         stack = [s.replicates[m] for s in defined if m in s.replicates]
-        records.append(
-            metric_row(
-                m,
-                "macro",
-                "macro",
-                float(np.mean([s.values[m] for s in defined])),
-                nanmean_rows(stack) if stack else None,
-                sum(s.n[m] for s in defined),
-                level,
-                n_strata=len(defined),
-            )
+        rows.add(
+            m,
+            "macro",
+            "macro",
+            float(np.mean([s.values[m] for s in defined])),
+            nanmean_rows(stack) if stack else None,
+            sum(s.n[m] for s in defined),
+            n_strata=len(defined),
         )
-    return records
+    return rows

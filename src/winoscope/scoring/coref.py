@@ -14,7 +14,7 @@ described in :mod:`winoscope.protocols.coref`, which writes them):
   error).
 
 The bootstrap resamples source items (all documents of an item move together) by multinomial
-weights, as every scorer does (:mod:`winoscope.scoring.stats`); a replicate's F1 is computed
+weights, as every scorer does (:mod:`winoscope.scoring.bootstrap`); a replicate's F1 is computed
 from weighted count sums, which equals the F1 of the resampled documents exactly.
 """
 
@@ -23,7 +23,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -31,9 +32,9 @@ import pandas as pd
 from ..errors import ScoringError
 from ..protocols.coref import NO_ANSWER, Span, SpanClusters, overlaps
 from .base import METRIC_COLUMNS, Stratum, stratified_rows
+from .bootstrap import Replicates, bootstrap
 from .coref_metrics import CONLL_METRICS, Counts, DocumentScore, score_document
 from .metric import Declarations, Kind
-from .stats import resample_weights
 
 declare = Declarations(__name__)
 
@@ -258,6 +259,34 @@ def subset_values(docs: pd.DataFrame, weights: np.ndarray | None = None) -> dict
     return out
 
 
+def _subsets(
+    part: pd.DataFrame,
+    subsets: Sequence[Subset],
+    masks: Sequence[np.ndarray],
+    metrics: Sequence[str],
+    codes: np.ndarray,
+    weights: np.ndarray | None = None,
+) -> dict[str, Any]:
+    """``{metric}_{subset}`` of every subset of a stratum's documents (:func:`subset_values`);
+    with item ``weights`` (replicates x items; ``codes`` is each document's item), arrays."""
+    docs = None if weights is None else weights[:, codes]  # an item's weight on its documents
+    out: dict[str, Any] = {}
+    for sub, mask in zip(subsets, masks, strict=True):
+        val = subset_values(part[mask], None if docs is None else docs[:, mask])
+        out.update({f"{m}_{sub.name}": val[m] for m in metrics})
+    return out
+
+
+class FrameScores(NamedTuple):
+    """What :func:`score_frame` returns: the tidy metrics, the counts per stratum and per
+    stratum and subset, and the metrics' bootstrap replicates."""
+
+    metrics: pd.DataFrame
+    counts: pd.DataFrame
+    subset_counts: pd.DataFrame
+    replicates: Replicates
+
+
 @declare.scorer
 def score_frame(
     table: pd.DataFrame,
@@ -270,15 +299,15 @@ def score_frame(
     seed: int = 0,
     source: str = "predictions",
     metrics: Sequence[str] = ("conll_f1", "muc_f1", "bcub_f1", "ceafe_f1", "link_accuracy"),
-) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+) -> FrameScores:
     """Tidy metrics per stratum and subset, with cluster-bootstrap CIs (resampling items).
 
     Metric names are ``{metric}_{subset}`` (``conll_f1_pro``); ``gaps`` adds
     ``(name, subset_a, subset_b)`` rows with conll_f1 of a minus b. ``split``/``type`` hold the
     first two stratum columns (``all`` when there are fewer); a ``macro`` row averages the strata.
-    Returns (metrics, counts per stratum, counts per stratum and subset). Per stratum: ``rows``,
-    ``scored`` (a response came back), ``invalid`` (a response with no clusters) and
-    ``missing`` (no response); per subset also the pronoun links.
+    Returns (metrics, counts per stratum, counts per stratum and subset, replicates). Per
+    stratum: ``rows``, ``scored`` (a response came back), ``invalid`` (a response with no
+    clusters) and ``missing`` (no response); per subset also the pronoun links.
     """
     docs = document_frame(table, source)
     frame = pd.concat([table.reset_index(drop=True), docs.reset_index(drop=True)], axis=1)
@@ -293,21 +322,19 @@ def score_frame(
         split, typ = labels[0], "/".join(labels[1:])
         items = part[list(item_columns)].astype(str).agg("/".join, axis=1)
         codes, uniques = pd.factorize(items)
-        w_items = resample_weights(len(uniques), n_boot, rng) if n_boot > 0 else None
-        w_docs = w_items[:, codes] if w_items is not None else None
-        points: dict[str, float] = {}
+        masks = [sub.select(part).to_numpy(dtype=bool) for sub in subsets]
+        statistic = partial(_subsets, part, subsets, masks, metrics, codes)
+        points = {k: float(v) for k, v in statistic().items()}
         reps: dict[str, np.ndarray] = {}
+        draw = None
+        if n_boot > 0:
+            boot = bootstrap(statistic, len(uniques), n_boot=n_boot, rng=rng, point=points)
+            reps = {k: np.asarray(v, dtype=float) for k, v in boot.replicates.items()}
+            draw = boot.draw
         # no clusters came back: "[]", or an empty cell (None, or NaN as a CSV reads it)
         no_output = part["predicted_clusters"].isin(["[]"]) | part["predicted_clusters"].isna()
-        for sub in subsets:
-            mask = sub.select(part).to_numpy(dtype=bool)
+        for sub, mask in zip(subsets, masks, strict=True):
             sel = part[mask]
-            val = subset_values(sel)
-            boot = subset_values(sel, w_docs[:, mask]) if w_docs is not None else {}
-            for m in metrics:
-                points[f"{m}_{sub.name}"] = float(val[m])
-                if boot:
-                    reps[f"{m}_{sub.name}"] = np.asarray(boot[m], dtype=float)
             status = sel["response_status"] if "response_status" in sel else pd.Series(dtype=str)
             count_rows.append(
                 {
@@ -341,7 +368,9 @@ def score_frame(
             if reps:
                 reps[name] = reps[f"conll_f1_{a}"] - reps[f"conll_f1_{b}"]
         # an empty subset in a stratum (no cross controls in type2) gives no row there
-        per_stratum.append(Stratum(split, typ, points, reps, ns))
+        per_stratum.append(Stratum(split, typ, points, reps, ns, draw))
     rows = stratified_rows(per_stratum, skip_undefined=True, macro_from=2)
-    metrics_frame = pd.DataFrame(rows, columns=METRIC_COLUMNS)
-    return metrics_frame, pd.DataFrame(stratum_rows), pd.DataFrame(count_rows)
+    metrics_frame = pd.DataFrame(rows.records, columns=METRIC_COLUMNS)
+    return FrameScores(
+        metrics_frame, pd.DataFrame(stratum_rows), pd.DataFrame(count_rows), rows.replicates
+    )

@@ -1,12 +1,12 @@
-"""Statistics for comparing two runs on the same items: paired bootstrap differences and Holm.
+"""Statistics for comparing two runs on the same items: the bootstrap p-value of a paired
+difference, and Holm's adjustment.
 
-Pairing works through the scorers themselves. Every scorer draws its bootstrap resamples with
-:func:`~winoscope.scoring.stats.resample_weights` from ``default_rng(seed)`` over its own
-resampling units (source items, pairs, schemas), and builds each metric row with
-:func:`~winoscope.scoring.base.metric_row`. Scoring two runs' predictions on the same rows with
-the same seed therefore draws the *same* unit counts for both; :func:`capture_replicates`
-records each metric's replicates and a digest of every weight matrix drawn, so the caller can
-check that both runs were resampled identically and subtract replicate by replicate:
+Pairing works through the scorers themselves: every scorer resamples its own units (source
+items, pairs, schemas) with :func:`~winoscope.scoring.bootstrap.bootstrap` from a seed and
+returns its replicates by metric row in ``ScoreResult.replicates``
+(:class:`~winoscope.scoring.bootstrap.Replicates`). Scoring two runs' predictions on the same
+rows with the same seed therefore draws the *same* unit counts for both (their draws are
+compared), and the difference is taken replicate by replicate:
 ``diff* = metric_B(resample*) - metric_A(resample*)``.
 
 Worked example: units u1, u2 with correctness A = (1, 0) and B = (1, 1); the resample
@@ -15,65 +15,10 @@ Worked example: units u1, u2 with correctness A = (1, 0) and B = (1, 1); the res
 
 from __future__ import annotations
 
-import hashlib
 import math
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
 import numpy as np
-
-
-@dataclass
-class ReplicateSink:
-    """What one scorer call drew: replicates per (metric, split, type) and weight digests."""
-
-    replicates: dict[tuple[str, str, str], np.ndarray] = field(default_factory=dict)
-    draws: list[tuple[int, int, str]] = field(default_factory=list)
-
-
-_SINK: ContextVar[ReplicateSink | None] = ContextVar("winoscope_replicates", default=None)
-
-
-@contextmanager
-def capture_replicates() -> Iterator[ReplicateSink]:
-    """Record, for the scorer calls inside the block, every metric's bootstrap replicates."""
-    sink = ReplicateSink()
-    token = _SINK.set(sink)
-    try:
-        yield sink
-    finally:
-        _SINK.reset(token)
-
-
-def record_replicates(metric: str, split: str, typ: str, replicates: object) -> None:
-    """Called by ``metric_row``: keep a copy of the replicates when a capture is active."""
-    sink = _SINK.get()
-    if sink is not None:
-        sink.replicates[(str(metric), str(split), str(typ))] = np.array(
-            replicates, dtype=float, copy=True
-        ).reshape(-1)
-
-
-def alias_replicates(pairs: Sequence[tuple[tuple[str, str, str], tuple[str, str, str]]]) -> None:
-    """Record the replicates of ``old`` (metric, split, type) under ``new`` too, for a scorer
-    whose rows are renamed after scoring (WinoPron's coreference layout), so a paired
-    comparison finds them under the names it reports."""
-    sink = _SINK.get()
-    if sink is None:
-        return
-    for old, new in pairs:
-        if old in sink.replicates:
-            sink.replicates[new] = sink.replicates[old]
-
-
-def record_draw(weights: np.ndarray) -> None:
-    """Called by ``resample_weights``: a digest of the drawn counts when a capture is active."""
-    sink = _SINK.get()
-    if sink is not None:
-        digest = hashlib.sha256(np.ascontiguousarray(weights).tobytes()).hexdigest()[:16]
-        sink.draws.append((int(weights.shape[0]), int(weights.shape[1]), digest))
 
 
 def bootstrap_p(replicates: np.ndarray) -> float:

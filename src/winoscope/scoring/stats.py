@@ -1,10 +1,8 @@
-"""Shared statistics: cluster bootstrap by resampling weights, exact McNemar, percentile CIs.
+"""Shared statistics: weighted ratios for the cluster bootstrap, percentile CIs, exact McNemar.
 
-The bootstrap resamples *source items* (clusters), not rows: every variant of an item moves
-together, as the items are the independent units. Instead of materialising resampled tables it
-draws multinomial count weights ``W`` (replicates x items) and evaluates each metric as a ratio
-of weighted sums, ``(W @ numerator) / (W @ denominator)``, which equals the metric on the
-resampled table exactly and costs one matrix product.
+The bootstrap itself (drawing the resampling weights, evaluating a statistic on them) is
+:mod:`winoscope.scoring.bootstrap`; :func:`weighted_ratio` is the ratio metric it evaluates,
+``(W @ numerator) / (W @ denominator)``.
 """
 
 from __future__ import annotations
@@ -13,19 +11,6 @@ import math
 import warnings
 
 import numpy as np
-
-
-def resample_weights(n_items: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """Counts of each item in ``n_boot`` bootstrap resamples of ``n_items`` items."""
-    from .paired import record_draw  # paired comparisons check both runs drew the same
-
-    if n_items == 0:
-        weights: np.ndarray = np.zeros((n_boot, 0))
-    else:
-        weights = rng.multinomial(n_items, np.full(n_items, 1.0 / n_items), size=n_boot)
-        weights = weights.astype(float)
-    record_draw(weights)
-    return weights
 
 
 def weighted_ratio(

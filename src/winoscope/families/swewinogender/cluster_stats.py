@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ...errors import ScoringError
-from ...scoring.base import METRIC_COLUMNS, metric_row
-from ...scoring.stats import resample_weights
+from ...scoring.base import METRIC_COLUMNS, MetricRows
+from ...scoring.bootstrap import Replicates, bootstrap
 
 PRONOUNS = ("han", "hon", "hen")
 CLUSTER = "schema_id"
@@ -52,20 +52,25 @@ def cluster_metrics(
     n_boot: int,
     seed: int,
     level: float,
-) -> pd.DataFrame:
-    """Evaluate each metric on the totals of per-cluster statistics, point and bootstrap."""
+) -> tuple[pd.DataFrame, Replicates]:
+    """Evaluate each metric on the totals of per-cluster statistics, point and bootstrap; the
+    tidy rows and their replicates."""
     agg = stats.groupby(CLUSTER, sort=True).sum(numeric_only=True)
     names = list(agg.columns)
     mat = agg.to_numpy(dtype=float)
+
+    def totals(w: np.ndarray) -> dict[str, np.ndarray]:
+        reps_tot = w @ mat
+        return {c: reps_tot[:, i] for i, c in enumerate(names)}
+
     point = {c: mat.sum(axis=0)[i : i + 1] for i, c in enumerate(names)}
-    w = resample_weights(len(agg), n_boot, np.random.default_rng(seed))
-    reps_tot = w @ mat
-    reps = {c: reps_tot[:, i] for i, c in enumerate(names)}
-    records = []
+    boot = bootstrap(totals, len(agg), n_boot=n_boot, rng=seed, point=point)
+    tidy = MetricRows(level)
+    tidy.replicates.draws.append(boot.draw)
     for (name, split, typ), (fn, n_fn) in metrics.items():
         value = float(fn(point)[0])
-        records.append(metric_row(name, split, typ, value, fn(reps), round(n_fn(point)), level))
-    return pd.DataFrame.from_records(records, columns=METRIC_COLUMNS)
+        tidy.add(name, split, typ, value, fn(boot.replicates), round(n_fn(point)))
+    return pd.DataFrame.from_records(tidy.records, columns=METRIC_COLUMNS), tidy.replicates
 
 
 def parity_stats(

@@ -124,7 +124,7 @@ def score_resolution(
         lambda t: occ("hon")(t) - occ("han")(t),
         size_of("valid_hon", "valid_han"),
     )
-    frame = cluster_metrics(stats, metrics, n_boot=n_boot, seed=seed, level=level)
+    frame, replicates = cluster_metrics(stats, metrics, n_boot=n_boot, seed=seed, level=level)
     return ScoreResult(
         metrics=frame,
         counts=pronoun_counts(rows, pred),
@@ -135,4 +135,5 @@ def score_resolution(
             "resampling_unit": "schema/template",
             "resampling_key": "template number",
         },
+        replicates=replicates,
     )

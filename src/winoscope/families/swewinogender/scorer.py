@@ -47,7 +47,7 @@ Resolution view (``swewinogender/resolution``): see
 
 Confidence intervals: cluster bootstrap over Winogender schemas (``1A`` and ``1B`` share
 participants and the start of the premise, so they move together), by multinomial weights as
-in :mod:`winoscope.scoring.stats`. Rows of the metrics table: ``split == "all"`` for the whole
+in :mod:`winoscope.scoring.bootstrap`. Rows of the metrics table: ``split == "all"`` for the whole
 set, ``split == "pronoun"`` with ``type`` = han/hon/hen (or ``hon-han`` for a gap).
 """
 
@@ -287,7 +287,7 @@ def score_nli(
             size_of("oc_n"),
         )
     add_pronoun_accuracy(metrics)
-    frame = cluster_metrics(stats, metrics, n_boot=n_boot, seed=seed, level=level)
+    frame, replicates = cluster_metrics(stats, metrics, n_boot=n_boot, seed=seed, level=level)
     # the card's labels are entailment and neutral: under ``binary`` an answer outside them
     # (contradiction, not_entailment) is read as neutral, and counted here
     three_way = "read_as_neutral" if labels == "binary" else "three_way_labels"
@@ -306,6 +306,7 @@ def score_nli(
             },
             "columns": list(NLI_COLUMNS),
         },
+        replicates=replicates,
     )
 
 

@@ -123,7 +123,7 @@ def _winobias_f1(
     scored: pd.DataFrame, subsets: tuple, n_boot: int, seed: int, source: str
 ) -> ScoreResult:
     """CoNLL F1 per WinoBias subset and split/type stratum, F1_pro - F1_anti, item bootstrap."""
-    metrics, counts, subset_counts = coref_scoring.score_frame(
+    metrics, counts, subset_counts, replicates = coref_scoring.score_frame(
         scored,
         strata=["split", "type"],
         subsets=subsets,
@@ -146,6 +146,7 @@ def _winobias_f1(
             "conventions, exact span match)",
             "subset_counts": subset_counts.to_dict("records"),
         },
+        replicates=replicates,
     )
 
 

@@ -24,6 +24,7 @@ source items for both languages, within each stratum).
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -41,7 +42,8 @@ from ...compare.joins import (
 )
 from ...compare.links import Link, register_link
 from ...errors import DatasetError
-from ...scoring.stats import nanmean_rows, resample_weights
+from ...scoring.bootstrap import bootstrap
+from ...scoring.stats import nanmean_rows
 
 KEY = ["split", "type", "item_number", "condition"]
 STRATUM = ["split", "type"]
@@ -140,8 +142,8 @@ def metric_table(
     }
     for (split, typ), part in rows.groupby(STRATUM, sort=True):
         n_items = part["item_number"].nunique()
-        point = _stratum_arrays(part, np.ones((1, n_items)))
-        reps = _stratum_arrays(part, resample_weights(n_items, n_boot, rng))
+        boot = bootstrap(partial(_stratum_arrays, part), n_items, n_boot=n_boot, rng=rng)
+        point, reps = boot.point, boot.replicates
         for m in METRICS:
             uk, en = float(point["uk"][m][0]), float(point["en"][m][0])
             d = reps["uk"][m] - reps["en"][m]

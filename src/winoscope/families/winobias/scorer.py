@@ -22,6 +22,7 @@ McNemar test, unless ``keep_unpaired``; ``settings["unpaired_items"]`` counts th
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -35,8 +36,9 @@ from ...scoring.base import (
     prediction_labels,
     stratified_rows,
 )
+from ...scoring.bootstrap import bootstrap
 from ...scoring.metric import Declarations
-from ...scoring.stats import mcnemar_exact, resample_weights, weighted_ratio
+from ...scoring.stats import mcnemar_exact, weighted_ratio
 
 declare = Declarations(__name__)
 
@@ -265,19 +267,18 @@ def score(
         if sub.empty:
             continue
         agg = _item_stats(sub, None if keep_unpaired else unpaired)
-        point = _metric_arrays(np.ones((1, len(agg))), agg)
-        reps = _metric_arrays(resample_weights(len(agg), n_boot, rng), agg)
-        values = {m: float(v[0]) for m, v in point.items()}
-        per_stratum.append(Stratum(split, typ, values, reps, _metric_n(agg)))
+        boot = bootstrap(partial(_metric_arrays, agg=agg), len(agg), n_boot=n_boot, rng=rng)
+        values = {m: boot.value(m) for m in boot.point}
+        per_stratum.append(Stratum(split, typ, values, boot.replicates, _metric_n(agg), boot.draw))
         paired = agg[agg["paired"]]
         b = int(((paired["pro_k"] == 1) & (paired["anti_k"] == 0)).sum())
         c = int(((paired["pro_k"] == 0) & (paired["anti_k"] == 1)).sum())
         pooled_b, pooled_c, pooled_pairs = pooled_b + b, pooled_c + c, pooled_pairs + len(paired)
         tests.append(_mcnemar_record(split, typ, b, c, len(paired)))
-    records = stratified_rows(per_stratum, order=METRICS, level=level)
+    tidy = stratified_rows(per_stratum, order=METRICS, level=level)
     if tests:
         tests.append(_mcnemar_record("all", "all", pooled_b, pooled_c, pooled_pairs))
-    metrics = pd.DataFrame.from_records(records, columns=METRIC_COLUMNS)
+    metrics = pd.DataFrame.from_records(tidy.records, columns=METRIC_COLUMNS)
     settings: dict[str, Any] = {
         "n_boot": n_boot,
         "seed": seed,
@@ -295,6 +296,7 @@ def score(
         counts=pd.DataFrame(counts),
         settings=settings,
         notes=[note] if note else [],
+        replicates=tidy.replicates,
     )
 
 

@@ -21,6 +21,7 @@ from ...protocols import coref
 from ...records import Item
 from ...scoring import coref as coref_scoring
 from ...scoring.base import ScoreResult
+from ...scoring.bootstrap import Key
 from ...tasks.base import DatasetAccess, Task, task
 from ...tasks.coref_task import bracket_spans, coref_protocols, resolver_data, resolver_extras
 from .tasks import find_entity
@@ -109,7 +110,7 @@ def winopron_score(
     if "predicted_clusters" not in table.columns:
         raise DatasetError("no 'predicted_clusters' column to score", file=source)
     scored = coref.with_gold(table, winopron_items(table, source))
-    metrics, counts, subsets = coref_scoring.score_frame(
+    metrics, counts, subsets, replicates = coref_scoring.score_frame(
         scored,
         strata=["context"],
         subsets=_winopron_subsets(),
@@ -119,7 +120,7 @@ def winopron_score(
         seed=seed,
         source=source,
     )
-    metrics = winopron_layout(metrics)
+    metrics, renamed = _layout(metrics)
     return ScoreResult(
         metrics=metrics,
         counts=counts,
@@ -132,6 +133,8 @@ def winopron_score(
             "conventions, exact span match)",
             "subset_counts": subsets.to_dict("records"),
         },
+        # the replicates follow the rows' new names (a paired diff looks them up by these)
+        replicates=replicates.renamed(renamed),
     )
 
 
@@ -143,10 +146,13 @@ def winopron_layout(metrics: pd.DataFrame) -> pd.DataFrame:
     ``type`` the breakdown (``all``, ``male``, ``nominative`` ...), as the forced-choice task
     reports; ``double_conll_f1``, ``single_conll_f1`` and the female - male gap are repeated as
     headline rows (``split == "macro"``)."""
-    from ...scoring.paired import alias_replicates
+    return _layout(metrics)[0]
 
+
+def _layout(metrics: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[Key, Key]]]:
+    """:func:`winopron_layout`, and each new row's (metric, split, type) with the one it was."""
     rows = []
-    renamed: list[tuple[tuple[str, str, str], tuple[str, str, str]]] = []
+    renamed: list[tuple[Key, Key]] = []
     for r in metrics[metrics["split"] != "macro"].to_dict("records"):
         name = str(r["metric"])
         old = (name, str(r["split"]), str(r["type"]))
@@ -183,9 +189,8 @@ def winopron_layout(metrics: pd.DataFrame) -> pd.DataFrame:
         )
         renamed.append((before, (str(h["metric"]), "macro", "macro")))
         h["split"], h["type"] = "macro", "macro"
-    # the replicates follow the rows' new names (a paired diff looks them up by these)
-    alias_replicates(renamed)
-    return pd.concat([out, pd.DataFrame(heads, columns=metrics.columns)], ignore_index=True)
+    laid_out = pd.concat([out, pd.DataFrame(heads, columns=metrics.columns)], ignore_index=True)
+    return laid_out, renamed
 
 
 def _winopron_task() -> Task:

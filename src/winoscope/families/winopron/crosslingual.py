@@ -44,7 +44,7 @@ from ...compare.joins import (
 from ...compare.joins import occupation_table as by_occupation
 from ...compare.links import Link, register_link
 from ...errors import DatasetError
-from ...scoring.stats import resample_weights
+from ...scoring.bootstrap import bootstrap
 
 KEY = ["context", "template_number", "pronoun_set"]
 SET_EN = {"male": "male", "female": "female", "plural": "neutral"}
@@ -168,9 +168,8 @@ def metric_table(
     the whole shared set)."""
     codes, units = pd.factorize(rows["pair_id"].astype(str), sort=True)
     n_units = len(units)
-    point = _values(rows, np.ones((1, n_units)), codes, n_units)
-    w = resample_weights(n_units, n_boot, np.random.default_rng(seed))
-    reps = _values(rows, w, codes, n_units)
+    boot = bootstrap(lambda w: _values(rows, w, codes, n_units), n_units, n_boot=n_boot, rng=seed)
+    point, reps = boot.point, boot.replicates
     records = []
     for m in (*METRICS, GAP[0]):
         uk, en = float(point["uk"][m][0]), float(point["en"][m][0])

@@ -50,13 +50,14 @@ import pandas as pd
 from ...errors import ScoringError
 from ...scoring.base import (
     METRIC_COLUMNS,
+    MetricRows,
     ScoreResult,
-    metric_row,
     order_consistency,
     prediction_labels,
 )
+from ...scoring.bootstrap import bootstrap
 from ...scoring.metric import Declarations
-from ...scoring.stats import mcnemar_exact, resample_weights, weighted_ratio
+from ...scoring.stats import mcnemar_exact, weighted_ratio
 
 declare = Declarations(__name__)
 
@@ -218,41 +219,46 @@ def score(
         )
     add(("invalid_rate", "all", "all"), scored["prediction_role"].eq("invalid"), scored)
 
-    rng = np.random.default_rng(seed)
-    w = resample_weights(len(cells.pairs), n_boot, rng)
-    reps = {key: cells.replicates(key, w) for key in strata}
-    records: list[dict[str, Any]] = []
-
-    def record(metric: str, split: str, typ: str, value: float, rep: np.ndarray, n: int) -> None:
-        records.append(metric_row(metric, split, typ, value, rep, n, level))
+    values: dict[tuple[str, str, str], Any] = {key: cells.value(key) for key in strata}
+    boot = bootstrap(
+        lambda w: {key: cells.replicates(key, w) for key in strata},
+        len(cells.pairs),
+        n_boot=n_boot,
+        rng=seed,
+        point=values,
+    )
+    point, reps = boot.point, boot.replicates
+    tidy = MetricRows(level)
+    tidy.replicates.draws.append(boot.draw)
 
     for key in strata:
         if key[1] == "all":
             continue
-        record(key[0], key[1], key[2], cells.value(key), reps[key], int(cells.n[key].sum()))
+        tidy.add(key[0], key[1], key[2], point[key], reps[key], int(cells.n[key].sum()))
     for ctx, stratum in gaps:
         f, m = (
             ("accuracy", ctx, _cell(stratum, "female")),
             ("accuracy", ctx, _cell(stratum, "male")),
         )
         n = int(cells.n[f].sum() + cells.n[m].sum())
-        record("gender_gap", ctx, stratum, cells.value(f) - cells.value(m), reps[f] - reps[m], n)
+        tidy.add("gender_gap", ctx, stratum, point[f] - point[m], reps[f] - reps[m], n)
 
     summary = _summary_keys(sets, strata)
     for name, key in summary.items():
         if name == "gender_gap":
             f, m = key
             n = int(cells.n[f].sum() + cells.n[m].sum())
-            record(name, "macro", "macro", cells.value(f) - cells.value(m), reps[f] - reps[m], n)
+            tidy.add(name, "macro", "macro", point[f] - point[m], reps[f] - reps[m], n)
         else:
-            record(name, "macro", "macro", cells.value(key), reps[key], int(cells.n[key].sum()))
+            tidy.add(name, "macro", "macro", point[key], reps[key], int(cells.n[key].sum()))
 
-    metrics = pd.DataFrame.from_records(records, columns=METRIC_COLUMNS)
+    metrics = pd.DataFrame.from_records(tidy.records, columns=METRIC_COLUMNS)
     return ScoreResult(
         metrics=metrics,
         tests=_gender_tests(scored, contexts),
         counts=_counts(rows, contexts),
         settings={"n_boot": n_boot, "seed": seed, "level": level, "resampling_unit": "pair"},
+        replicates=tidy.replicates,
     )
 
 
