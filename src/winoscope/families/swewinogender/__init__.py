@@ -6,3 +6,6 @@
   pronoun-resolution view) and :mod:`.labels` (the two label conventions and Krippendorff's
   alpha).
 """
+
+# importing the family registers its tasks, their metrics and its cross-lingual links
+from . import crosslingual, tasks  # noqa: F401

@@ -10,3 +10,6 @@
 - :mod:`.scorer` (the card's metrics, declared next to their code);
 - :mod:`.crosslingual` (WinoBias-UK rows joined to English WinoBias on the source item).
 """
+
+# importing the family registers its tasks, their metrics and its cross-lingual links
+from . import coref_tasks, crosslingual, tasks  # noqa: F401

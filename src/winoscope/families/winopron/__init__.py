@@ -9,3 +9,6 @@
 - :mod:`.scorer` (the card's metrics, declared next to their code);
 - :mod:`.crosslingual` (WinoPron-UK rows joined to English WinoPron on the source template).
 """
+
+# importing the family registers its tasks, their metrics and its cross-lingual links
+from . import coref_tasks, crosslingual, tasks  # noqa: F401
