@@ -52,7 +52,7 @@ LAYERS: list[set[str]] = [
     {"run_plan"},
     {"run_record"},
     {"report"},
-    {"runner", "occupations.pipeline"},
+    {"runner", "occupation_pipeline"},
     {"sensitivity", "demo"},
     {"compare"},
     {"sweep_tables"},
@@ -164,20 +164,9 @@ def imports_of(path: Path, src: Path = SRC) -> set[str]:
     return {f for f in found if f == "winoscope" or f.startswith("winoscope.")}
 
 
-# subpackages that sit in another layer than their package: the occupation pipelines run a scan
-# or read a run and draw the report's figures, above report, while occupations' data and
-# statistics sit below scoring
-SUBUNITS = ("occupations.pipeline",)
-
-
 def unit(name: str) -> str:
     parts = name.split(".")
-    if len(parts) == 1:
-        return "__init__"
-    for sub in SUBUNITS:
-        if ".".join(parts[1:]).startswith(sub):
-            return sub
-    return parts[1]
+    return "__init__" if len(parts) == 1 else parts[1]
 
 
 def layer_of() -> dict[str, int]:
