@@ -281,7 +281,7 @@ class Fixtures:
         target = work / name
         target.parent.mkdir(parents=True, exist_ok=True)
         if name == "rows.csv":
-            shutil.copy(ROOT / "src/winoscope/data/winobias_uk_natural_sample.csv", target)
+            shutil.copy(ROOT / "src/winoscope/families/winobias/samples/winobias_uk_natural_sample.csv", target)
         elif name in {"my-lm", "my-causal-lm", "my-base-lm", "models/base"}:
             target.symlink_to(self.tiny_model(0), target_is_directory=True)
         elif name == "models/steer-4":

@@ -40,7 +40,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "winoscope"
 
 LAYERS: list[set[str]] = [
-    {"_version", "errors", "data"},
+    {"_version", "errors"},
     {"extras", "progress", "registry", "records", "languages", "jsonio", "tags", "environment"},
     {"datasets", "testing"},
     {"protocols", "limit"},
@@ -204,7 +204,7 @@ def test_every_unit_has_a_layer() -> None:
     rank = layer_of()
     units = {unit(module_name(p)) for p in SRC.rglob("*.py")}
     assert sorted(units - set(rank)) == [], "add new packages and top-level modules to LAYERS"
-    assert sorted(set(rank) - units - {"data"}) == [], "LAYERS names units that no longer exist"
+    assert sorted(set(rank) - units) == [], "LAYERS names units that no longer exist"
 
 
 def test_imports_point_down_the_layers() -> None:
