@@ -7,7 +7,8 @@ Template slots: ``{T}``/``{O}``/``{P}`` are the target occupation, the other occ
 evaluated pronoun in the case the sentence needs, ``{t:m|f}``, ``{o:m|f}``, ``{p:m|f}`` pick the
 masculine or feminine word agreeing with the target, the other occupation or the pronoun.
 
-Run: python scripts/build_winobias_uk_sample.py  (rewrites src/winoscope/data/...sample.csv)
+Run: python scripts/build_winobias_uk_sample.py
+(rewrites src/winoscope/families/winobias/samples/winobias_uk_natural_sample.csv)
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sample_text import bracketed, fill_template
 
-OUT = Path(__file__).resolve().parents[1] / "src/winoscope/data/winobias_uk_natural_sample.csv"
+SAMPLES = Path(__file__).resolve().parents[1] / "src/winoscope/families/winobias/samples"
+OUT = SAMPLES / "winobias_uk_natural_sample.csv"
 
 # (split, type, item_number, target canonical, target stereotype, other canonical,
 #  target forms (m, f), other forms (m, f), pronoun forms (m, f), template)

@@ -10,7 +10,8 @@ entities take the pronoun's gender and number, so agreement alone never tells th
 Template slots: ``{O}``/``{P}`` are the occupation and the participant in the case the sentence
 needs, ``{R}`` is the evaluated pronoun, ``{m|f|pl}`` picks the word agreeing with the set.
 
-Run: python scripts/build_winopron_uk_sample.py  (rewrites src/winoscope/data/winopron_uk_sample_*.csv)
+Run: python scripts/build_winopron_uk_sample.py
+(rewrites src/winoscope/families/winopron/samples/winopron_uk_sample_*.csv)
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sample_text import bracketed, fill_template
 
-DATA = Path(__file__).resolve().parents[1] / "src/winoscope/data"
+DATA = Path(__file__).resolve().parents[1] / "src/winoscope/families/winopron/samples"
 SETS = ("male", "female", "plural")
 ORDERS = ("occupation_first", "participant_first")
 

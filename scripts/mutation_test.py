@@ -56,12 +56,18 @@ GROUPS: dict[str, tuple[list[str], list[str], str]] = {
     ),
     "winobias": (
         ["src/winoscope/families/winobias/scorer.py"],
-        ["tests/scoring/test_winobias_by_hand.py", "tests/scoring/test_scoring_winobias.py"],
+        [
+            "tests/families/winobias/test_winobias_by_hand.py",
+            "tests/families/winobias/test_scoring_winobias.py",
+        ],
         "",
     ),
     "winopron": (
         ["src/winoscope/families/winopron/scorer.py"],
-        ["tests/scoring/test_winopron_by_hand.py", "tests/scoring/test_winopron_scoring.py"],
+        [
+            "tests/families/winopron/test_winopron_by_hand.py",
+            "tests/families/winopron/test_winopron_scoring.py",
+        ],
         "",
     ),
     "swewinogender": (
@@ -70,14 +76,14 @@ GROUPS: dict[str, tuple[list[str], list[str], str]] = {
             "src/winoscope/families/swewinogender/cluster_stats.py",
         ],
         [
-            "tests/scoring/test_swewinogender_by_hand.py",
-            "tests/scoring/test_swewinogender_resolution_by_hand.py",
+            "tests/families/swewinogender/test_swewinogender_by_hand.py",
+            "tests/families/swewinogender/test_swewinogender_resolution_by_hand.py",
         ],
         "",
     ),
     "swewinogender-resolution": (
         ["src/winoscope/families/swewinogender/resolution_scorer.py"],
-        ["tests/scoring/test_swewinogender_resolution_by_hand.py"],
+        ["tests/families/swewinogender/test_swewinogender_resolution_by_hand.py"],
         "",
     ),
     "coref-metrics": (

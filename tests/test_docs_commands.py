@@ -84,7 +84,7 @@ READERS_FILES = {
 PYTHON_RUN_ELSEWHERE = {
     "mitigation.md": "tests/test_docs_mitigation.py",
     "plugins.md": "tests/test_plugins.py, tests/scoring/test_metric_specs.py",
-    "adding-a-dataset.md": "tests/tasks/test_danish_adaptation.py, tests/languages/test_languages.py",
+    "adding-a-dataset.md": "tests/families/winobias/test_danish_adaptation.py, tests/languages/test_languages.py",
 }
 
 # docs/plugins.md installs its plugin with pip; the test puts the package that page shows on
@@ -281,7 +281,10 @@ class Fixtures:
         target = work / name
         target.parent.mkdir(parents=True, exist_ok=True)
         if name == "rows.csv":
-            shutil.copy(ROOT / "src/winoscope/data/winobias_uk_natural_sample.csv", target)
+            shutil.copy(
+                ROOT / "src/winoscope/families/winobias/samples/winobias_uk_natural_sample.csv",
+                target,
+            )
         elif name in {"my-lm", "my-causal-lm", "my-base-lm", "models/base"}:
             target.symlink_to(self.tiny_model(0), target_is_directory=True)
         elif name == "models/steer-4":

@@ -19,13 +19,20 @@ first:
 - compare (reads run directories), then a sweep's tables and the sweep (runs and compares)
 - the families (``families/<name>/``: data, checks, tasks, scorer, cross-lingual join) beside
   cli: nothing below imports a family and the command line does not either; both reach the
-  families through the registries, which import ``winoscope.families.registration`` by name
+  families through the registries, which load the families' entry points
 - the package's lazy ``__init__``
+
+A string import counts as an import: ``importlib.import_module("winoscope.x")`` (or a
+relative name with its package) and ``__import__("winoscope.x")``; one whose name is not
+written out is allowed only in :data:`OPAQUE_IMPORTS`. An entry point in ``pyproject.toml``
+(``[project.entry-points."winoscope.tasks"]``) counts as an import of the registry's owner by
+the module it names: the module registers itself there, so it must sit above the owner.
 """
 
 from __future__ import annotations
 
 import ast
+import tomllib
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,7 +40,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "winoscope"
 
 LAYERS: list[set[str]] = [
-    {"_version", "errors", "data"},
+    {"_version", "errors"},
     {"extras", "progress", "registry", "records", "languages", "jsonio", "tags", "environment"},
     {"datasets", "testing"},
     {"protocols", "limit"},
@@ -45,14 +52,14 @@ LAYERS: list[set[str]] = [
     {"run_plan"},
     {"run_record"},
     {"report"},
-    {"runner", "occupations.pipeline"},
+    {"runner", "occupation_pipeline"},
     {"sensitivity", "demo"},
     {"compare"},
     {"sweep_tables"},
     {"sweeps"},
     {"studies"},
     # the families sit beside the command line: neither imports the other, and nothing below
-    # imports a family (the registries import winoscope.families.registration by name)
+    # imports a family (the registries load the families' entry points)
     {"cli", "families"},
     {"__init__", "__main__"},
 ]
@@ -82,6 +89,70 @@ def import_statements(path: Path, src: Path = SRC) -> Iterator[tuple[str, list[s
             else:
                 target = node.module or ""
             yield target, [a.name for a in node.names]
+        elif isinstance(node, ast.Call) and (named := string_import(node, package)):
+            yield named, []
+
+
+def import_call(node: ast.Call) -> bool:
+    """A call of ``importlib.import_module``, ``import_module`` or ``__import__``."""
+    f = node.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    return name in ("import_module", "__import__")
+
+
+def string_import(node: ast.Call, package: list[str]) -> str:
+    """The module an import call names in a string (relative names resolved against
+    ``package``); ``""`` for any other call, and ``"?"`` when the name is not written out."""
+    if not import_call(node):
+        return ""
+    arg = node.args[0] if node.args else None
+    if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+        return "?"
+    name: str = arg.value
+    if name.startswith("."):
+        level = len(name) - len(name.lstrip("."))
+        base = package[: len(package) - level + 1]
+        return ".".join(base + ([name.lstrip(".")] if name.lstrip(".") else []))
+    return name
+
+
+#: modules that import a module named at run time, none of winoscope's: an optional
+#: dependency by :func:`winoscope.extras.require`, a study's factory (the user's module)
+OPAQUE_IMPORTS = {"winoscope.extras", "winoscope.studies.job"}
+
+
+def opaque_imports(src: Path = SRC) -> list[str]:
+    """Modules outside :data:`OPAQUE_IMPORTS` that import a module whose name is not written."""
+    return sorted(
+        module_name(p, src)
+        for p in sorted(src.rglob("*.py"))
+        if module_name(p, src) not in OPAQUE_IMPORTS
+        and any(t == "?" for t, _ in import_statements(p, src))
+    )
+
+
+#: the entry-point groups of the registries, and the unit that owns each
+GROUP_OWNERS = {
+    "winoscope.tasks": "tasks",
+    "winoscope.links": "compare",
+    "winoscope.backends": "backends",
+}
+
+
+def entry_point_imports(src: Path = SRC) -> dict[tuple[str, str], set[str]]:
+    """(unit of the module an entry point names, the group's owner) -> the modules, from the
+    ``pyproject.toml`` beside ``src``'s parent folder (none without one)."""
+    path = src.parent.parent / "pyproject.toml"
+    if not path.exists():
+        return {}
+    groups = tomllib.loads(path.read_text(encoding="utf-8"))["project"].get("entry-points", {})
+    edges: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for group, entries in groups.items():
+        if group.startswith("winoscope."):
+            for value in entries.values():
+                mod = value.partition(":")[0].strip()
+                edges[(unit(mod), GROUP_OWNERS.get(group, "?"))].add(mod)
+    return edges
 
 
 def imports_of(path: Path, src: Path = SRC) -> set[str]:
@@ -93,20 +164,9 @@ def imports_of(path: Path, src: Path = SRC) -> set[str]:
     return {f for f in found if f == "winoscope" or f.startswith("winoscope.")}
 
 
-# subpackages that sit in another layer than their package: the occupation pipelines run a scan
-# or read a run and draw the report's figures, above report, while occupations' data and
-# statistics sit below scoring
-SUBUNITS = ("occupations.pipeline",)
-
-
 def unit(name: str) -> str:
     parts = name.split(".")
-    if len(parts) == 1:
-        return "__init__"
-    for sub in SUBUNITS:
-        if ".".join(parts[1:]).startswith(sub):
-            return sub
-    return parts[1]
+    return "__init__" if len(parts) == 1 else parts[1]
 
 
 def layer_of() -> dict[str, int]:
@@ -124,6 +184,8 @@ def unit_imports(src: Path = SRC) -> dict[tuple[str, str], set[str]]:
                 continue
             if a != b:
                 edges[(a, b)].add(mod)
+    for pair, mods in entry_point_imports(src).items():
+        edges[pair] |= mods
     return edges
 
 
@@ -132,7 +194,7 @@ def violations(src: Path = SRC) -> dict[tuple[str, str], set[str]]:
     rank = layer_of()
     out: dict[tuple[str, str], set[str]] = {}
     for (a, b), mods in unit_imports(src).items():
-        if rank[b] >= rank[a]:
+        if rank.get(b, len(rank)) >= rank.get(a, -1):
             for m in mods:
                 out.setdefault((m, b), set()).add(a)
     return out
@@ -142,7 +204,7 @@ def test_every_unit_has_a_layer() -> None:
     rank = layer_of()
     units = {unit(module_name(p)) for p in SRC.rglob("*.py")}
     assert sorted(units - set(rank)) == [], "add new packages and top-level modules to LAYERS"
-    assert sorted(set(rank) - units - {"data"}) == [], "LAYERS names units that no longer exist"
+    assert sorted(set(rank) - units) == [], "LAYERS names units that no longer exist"
 
 
 def test_imports_point_down_the_layers() -> None:
@@ -235,6 +297,40 @@ def test_the_checks_catch_a_planted_upward_import_and_a_planted_cycle(tmp_path: 
         (src / name).write_text(text, encoding="utf-8")
     assert violations(src) == {("winoscope.errors", "report"): {"errors"}}
     assert module_cycles(src) == [["winoscope.report.a", "winoscope.report.b"]]
+
+
+def test_no_module_imports_a_name_it_does_not_write() -> None:
+    assert opaque_imports() == []
+
+
+def test_the_checks_read_string_imports_and_entry_points(tmp_path: Path) -> None:
+    """A tree where errors imports report by a string, tags by ``__import__``, records a name
+    held in a variable, and the pyproject's task entry points name errors (below tasks) beside
+    report (above tasks, as a registering module should be)."""
+    src = tmp_path / "src" / "winoscope"
+    files = {
+        "__init__.py": "",
+        "errors.py": "import importlib\n\ndef f():\n    importlib.import_module('.report.a', 'winoscope')\n",
+        "tags.py": "def g():\n    __import__('winoscope.report')\n",
+        "records.py": "from importlib import import_module\nname = 'x'\nimport_module(name)\n",
+        "report/__init__.py": "",
+        "report/a.py": "x = 1\n",
+        "tasks.py": "",
+    }
+    for name, text in files.items():
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        (src / name).write_text(text, encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        '[project.entry-points."winoscope.tasks"]\n'
+        'low = "winoscope.errors"\nhigh = "winoscope.report.a:x"\n',
+        encoding="utf-8",
+    )
+    assert violations(src) == {
+        ("winoscope.errors", "report"): {"errors"},
+        ("winoscope.tags", "report"): {"tags"},
+        ("winoscope.errors", "tasks"): {"errors"},
+    }
+    assert opaque_imports(src) == ["winoscope.records"]
 
 
 def test_module_reader_on_a_known_module() -> None:

@@ -1,8 +1,10 @@
-"""The registry's discovery: one registration module imported by name on the first look-up.
+"""The registry's discovery: the owner's own components and the entry points, on the first
+look-up.
 
-A real package is written into ``tmp_path`` (its ``__init__`` holds a registry whose
-registration module imports two registering modules by name; a third module, which fails if
-imported, is not named) and imported from there. Nothing reads source text or walks folders.
+A real package is written into ``tmp_path`` (its ``__init__`` holds a registry whose built-in
+components are imported by a registration module, which imports two registering modules; a
+third module, which fails if imported, is not named) and imported from there. Nothing reads
+source text or walks folders.
 """
 
 from __future__ import annotations
@@ -20,7 +22,11 @@ from winoscope.registry import Registry
 INIT = """
 from winoscope.registry import Registry
 THINGS = Registry("thing")
-THINGS.discover_with(__name__ + ".registration", "winoscope.test-no-such-group")
+
+def _builtin():
+    from . import registration
+
+THINGS.discover_with("winoscope.test-no-such-group", builtin=_builtin)
 """
 REGISTRATION = """
 from . import alpha, beta  # noqa: F401
@@ -89,6 +95,18 @@ def test_failed_discovery_is_reported_again_on_the_next_lookup(on_path: Path) ->
             regdemo.THINGS.get("gamma")
 
 
+def test_a_group_winoscope_declares_must_hold_its_entry_points() -> None:
+    """Metadata written before winoscope declared its own entry points (an editable install
+    that predates them) is told apart from a registry that is merely empty."""
+    reg: Registry[object] = Registry("thing")
+    reg.discover_with("winoscope.test-no-such-group", own=True)
+    with pytest.raises(TaskError, match=r"no entry points of group .* reinstall it"):
+        reg.names()
+    empty: Registry[object] = Registry("thing")
+    empty.discover_with("winoscope.test-no-such-group")
+    assert empty.names() == []
+
+
 def test_unknown_names_and_second_registrations() -> None:
     reg: Registry[object] = Registry("thing")
     one = object()
@@ -136,8 +154,9 @@ def test_every_registering_backend_module_is_named_by_the_registration() -> None
     assert done.stdout.startswith("True ["), done.stdout
 
 
-def test_every_task_module_is_named_by_the_registration() -> None:
-    """The same for tasks: importing every module of the families afterwards adds no task."""
+def test_every_task_module_is_registered_by_its_family() -> None:
+    """The same for tasks: importing every module of the families afterwards adds no task (a
+    family's package imports every module that registers one)."""
     probe = textwrap.dedent(
         """
         import importlib, pathlib

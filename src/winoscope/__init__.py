@@ -7,14 +7,13 @@
 ``import winoscope`` loads only the errors and the version: the public functions below are
 imported on first use (module ``__getattr__``), so a command or a script that needs one part
 does not pay for pandas, the tasks and the backends before it asks for them. The tasks and
-backends themselves are found on the first look-up of a name (the modules of ``winoscope.tasks``
-and ``winoscope.backends`` plus the entry points of installed plugins, docs/plugins.md).
+backends themselves are found on the first look-up of a name (the built-in backends, and the
+entry points of winoscope's own families and of installed plugins, docs/plugins.md).
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
@@ -30,26 +29,6 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .runner import run, score
     from .sensitivity import run_templates
     from .sweeps import sweep
-
-# public name -> the module that defines it
-_LAZY = {
-    "list_tasks": ".api",
-    "load_dataset": ".api",
-    "validate": ".api",
-    "RunResult": ".results",
-    "run": ".runner",
-    "score": ".runner",
-    "SensitivityResult": ".results",
-    "DiffResult": ".compare.difference",
-    "diff": ".compare.difference",
-    "CrosslingualResult": ".compare.across_languages",
-    "crosslingual": ".compare.across_languages",
-    "run_templates": ".sensitivity",
-    "hf_model": ".backends.hf.live",
-    "RunConfig": ".run_config",
-    "sweep": ".sweeps",
-    "SweepResult": ".results",
-}
 
 __all__ = [
     "BackendError",
@@ -77,14 +56,57 @@ __all__ = [
 ]
 
 
+# the public names above that are imported on first use
+_LAZY = tuple(n for n in __all__ if n not in globals())
+
+
+def _defining_module(name: str) -> ModuleType | None:
+    """The module that defines the public ``name``, imported now (None for any other name)."""
+    match name:
+        case "list_tasks" | "load_dataset" | "validate":
+            from . import api
+
+            return api
+        case "RunResult" | "SensitivityResult" | "SweepResult":
+            from . import results
+
+            return results
+        case "run" | "score":
+            from . import runner
+
+            return runner
+        case "DiffResult" | "diff":
+            from .compare import difference
+
+            return difference
+        case "CrosslingualResult" | "crosslingual":
+            from .compare import across_languages
+
+            return across_languages
+        case "run_templates":
+            from . import sensitivity
+
+            return sensitivity
+        case "hf_model":
+            from .backends.hf import live
+
+            return live
+        case "RunConfig":
+            from . import run_config
+
+            return run_config
+        case "sweep":
+            from . import sweeps
+
+            return sweeps
+    return None
+
+
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
+    module = _defining_module(name)
     if module is None:
-        # a submodule used as an attribute (``winoscope.tasks.TASKS`` after ``import winoscope``)
-        if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}"):
-            return importlib.import_module(f".{name}", __name__)
         raise AttributeError(f"module 'winoscope' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
+    value = getattr(module, name)
     globals()[name] = value  # later look-ups skip this function
     return value
 

@@ -16,35 +16,13 @@ from .report.markdown import fmt
 from .results import RunResult
 from .runner import run
 from .tasks import TASKS
+from .tasks.family import family_of
 
 
 def demo_tasks() -> tuple[str, ...]:
     """The tasks a family puts in the demo (``Task.demo_rank``: a bundled sample), in order."""
     ranked = [(TASKS.get(n).demo_rank, n) for n in TASKS.names()]
     return tuple(n for rank, n in sorted((r, n) for r, n in ranked if r is not None))
-
-
-HEADLINE = (
-    "overall_accuracy",
-    "signed_bias_gap",
-    "pair_consistency",
-    "agreement_control_accuracy",
-    "cross_control_accuracy",
-    "option_order_consistency",
-    "double_accuracy",
-    "single_accuracy",
-    "gender_gap",
-    "accuracy",
-    "krippendorff_alpha",
-    "gender_parity",
-    "occupation_share",
-    "conll_f1_pro",
-    "conll_f1_anti",
-    "conll_f1_pro_minus_anti",
-    "double_conll_f1",
-    "single_conll_f1",
-    "conll_f1_female_minus_male",
-)
 
 
 GEMMA_SPEC = "gemma:270m"
@@ -164,7 +142,8 @@ def summary_table(results: list[RunResult]) -> str:
             macro = rr.metrics[rr.metrics["split"] == "all"]
         macro = macro.set_index("metric")
         row = {"task": rr.task.name, "model": rr.manifest["model"]["spec"], "mode": mode_of(rr)}
-        for m in HEADLINE:
+        family = family_of(rr.task.name)
+        for m in family.headline if family is not None else ():
             if m in macro.index:
                 v = macro.loc[m]
                 row[m] = f"{fmt(v['value'])} [{fmt(v['ci_low'])}, {fmt(v['ci_high'])}]"

@@ -21,6 +21,7 @@ import winoscope
 from helpers_crosslingual import matched_english
 from winoscope.compare.across_languages import crosslingual, model_differences
 from winoscope.errors import TaskError
+from winoscope.families.winobias.dataset import UK
 
 
 @pytest.fixture(scope="module")
@@ -157,7 +158,7 @@ def test_a_run_on_the_bundled_sample_gets_a_banner(
     assert "the EN run" not in html
     # the same rows read from a file: the manifest names a file, not the sample
     plain = tmp_path / "uk-file"
-    sample_csv = Path(winoscope.__file__).parent / "data" / "winobias_uk_natural_sample.csv"
+    sample_csv = UK.columns.sample_paths()["table"]
     winoscope.run("winobias-uk", "baseline:stereotype", data=sample_csv, out=plain, n_boot=20)
     res = crosslingual(plain, runs["en"], n_boot=50, out=tmp_path / "file")
     assert res.sample_runs == []

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ import winoscope
 from winoscope.cli import app
 from winoscope.compare import DiffResult, diff
 from winoscope.errors import DatasetError, TaskError
+from winoscope.families.winobias.dataset import UK
 from winoscope.scoring.paired import bootstrap_p, holm
 
 N_BOOT = 2000
@@ -47,7 +47,7 @@ def two_items(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     row is right in both.
     """
     root = tmp_path_factory.mktemp("two_items")
-    sample = resources.files("winoscope.data").joinpath("winobias_uk_natural_sample.csv")
+    sample = UK.columns.sample_paths()["table"]
     table = pd.read_csv(str(sample))
     data = root / "rows.csv"
     table[(table["split"] == "test") & (table["type"] == "type2")].to_csv(data, index=False)

@@ -108,7 +108,7 @@ def test_cli_associate_takes_mapping_and_combine(tmp_path: Path) -> None:
 
 def test_correlate_matching_nothing_is_an_error_without_a_figure(shared_data, tmp_path) -> None:
     import winoscope
-    from winoscope.occupations.pipeline import correlate as correlation_run
+    from winoscope.occupation_pipeline import correlate as correlation_run
 
     run_dir = tmp_path / "run"
     winoscope.run(
@@ -133,7 +133,7 @@ def test_correlate_matching_nothing_is_an_error_without_a_figure(shared_data, tm
 
 
 def test_bad_statistics_fail_before_the_scan(tmp_path: Path, monkeypatch) -> None:
-    import winoscope.occupations.pipeline.associate as ca
+    import winoscope.occupation_pipeline.associate as ca
 
     def no_scan(*args, **kwargs):  # the scan must not start
         raise AssertionError("scanned")

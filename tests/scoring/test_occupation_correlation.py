@@ -18,8 +18,8 @@ from scipy import stats as sps
 import winoscope
 import winoscope.families.swewinogender.tasks  # registers the swewinogender tasks
 from winoscope.errors import ScoringError
+from winoscope.occupation_pipeline import correlate as correlation_run
 from winoscope.occupations import stats as st
-from winoscope.occupations.pipeline import correlate as correlation_run
 from winoscope.records import CHOICE_PROTOCOLS, NO_MODES, Description, Request, Response
 from winoscope.scoring import occupation_correlation as oc
 

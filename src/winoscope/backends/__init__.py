@@ -17,7 +17,12 @@ def _adopt(name: str, obj: Any) -> None:
     BACKENDS.add(name, obj)
 
 
-BACKENDS.discover_with("winoscope.backends.registration", ENTRY_POINT_GROUP, _adopt)
+def _builtin() -> None:
+    """The built-in kinds: importing :mod:`.registration` registers them."""
+    from . import registration  # noqa: F401
+
+
+BACKENDS.discover_with(ENTRY_POINT_GROUP, _adopt, builtin=_builtin)
 
 __all__ = [
     "BACKENDS",

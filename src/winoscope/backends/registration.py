@@ -1,7 +1,7 @@
 """The built-in backends: importing this module registers every backend kind.
 
-The backend registry (:data:`winoscope.backends.BACKENDS`) imports it by name on its first
-look-up. None of these modules imports torch, transformers or aiohttp at module level.
+The backend registry (:data:`winoscope.backends.BACKENDS`) imports it on its first look-up.
+None of these modules imports torch, transformers or aiohttp at module level.
 """
 
 from . import baselines as _baselines  # noqa: F401

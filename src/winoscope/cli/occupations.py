@@ -45,7 +45,7 @@ def correlate(
     bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates (over occupations).")] = 2000,
 ) -> None:
     """Correlate per-occupation resolution shares with occupation statistics (Rudinger et al.)."""
-    from ..occupations.pipeline.correlate import correlate_run
+    from ..occupation_pipeline.correlate import correlate_run
 
     try:
         res = correlate_run(
@@ -124,7 +124,7 @@ def associate(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Count female/male sentences around each occupation in a corpus; write tables and figure."""
-    from ..occupations.pipeline.associate import associate_corpus
+    from ..occupation_pipeline.associate import associate_corpus
 
     try:
         result = associate_corpus(

@@ -5,7 +5,6 @@ Imported lazily, so ``winoscope --help`` does not load pandas and the report sta
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -13,17 +12,20 @@ if TYPE_CHECKING:
     from .diff_result import DiffResult
     from .difference import diff
 
-_LAZY = {
-    "DiffResult": ".diff_result",
-    "diff": ".difference",
-    "CrosslingualResult": ".across_languages",
-    "crosslingual": ".across_languages",
-}
 __all__ = ["CrosslingualResult", "DiffResult", "crosslingual", "diff"]
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module, __name__), name)
+    if name == "DiffResult":
+        from .diff_result import DiffResult
+
+        return DiffResult
+    if name == "diff":
+        from .difference import diff
+
+        return diff
+    if name in ("CrosslingualResult", "crosslingual"):
+        from . import across_languages
+
+        return getattr(across_languages, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

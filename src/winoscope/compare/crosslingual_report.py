@@ -41,7 +41,13 @@ from ..report.html import environment
 from ..report.plots import stratum_label
 from .crosslingual_result import CrosslingualResult
 
-GAPS = ("signed_bias_gap", "gender_gap")  # the families' signed gaps (WinoBias, WinoPron)
+
+def is_gap(metric: object) -> bool:
+    """A signed gap as its family declares it (WinoBias's ``signed_bias_gap``, WinoPron's
+    ``gender_gap``): marked in the tables and drawn as a gap in the forest plot."""
+    from ..scoring.metric import get_metric
+
+    return get_metric(str(metric)).signed_gap
 
 
 def _num(x: Any, digits: int = 3, signed: bool = False) -> str:
@@ -82,7 +88,7 @@ def display_rows(table: pd.DataFrame) -> list[dict[str, str]]:
             "p": _p(r.p_boot),
             "n": str(r.n_items),
             "excludes": "yes" if side(float(r.ci_low), float(r.ci_high)) else "",
-            "gap": "yes" if r.metric in GAPS else "",
+            "gap": "yes" if is_gap(r.metric) else "",
         }
         for r in table.itertuples(index=False)
     ]
@@ -196,7 +202,7 @@ def markdown(result: CrosslingualResult) -> str:
 def _figure_rows(table: pd.DataFrame) -> pd.DataFrame:
     """The macro rows, then each stratum's signed gap; rows without a value left out."""
     macro = table[table["split"] == "macro"]
-    gaps = table[(table["split"] != "macro") & table["metric"].isin(GAPS)]
+    gaps = table[(table["split"] != "macro") & table["metric"].map(is_gap).astype(bool)]
     rows = pd.concat([macro, gaps])
     return rows[~rows["diff"].isna()]
 
@@ -235,7 +241,7 @@ def forest_figure(result: CrosslingualResult) -> ReportFigure | None:
         right,
         labels,
         rows[["diff", "ci_low", "ci_high"]].to_numpy(dtype=float),
-        [m in GAPS for m in rows["metric"]],
+        [is_gap(m) for m in rows["metric"]],
     )
     # a difference of gaps reaches 2 (forest caps its axis at the +-1 of a difference of rates)
     values = rows[["diff", "ci_low", "ci_high"]].to_numpy(dtype=float)

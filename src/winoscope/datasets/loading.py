@@ -47,8 +47,8 @@ class ColumnMap:
 
     ``columns`` maps a card column to a family field (``{"text": "sentence"}``); a card column
     already named like the table column (``sentence_uk`` for language ``uk``) needs no entry.
-    ``sample`` is the bundled sample: a file name in ``winoscope.data`` or a path (families
-    with several configurations: ``{configuration: file}``). ``hub_id``/``hub_config``/
+    ``sample`` is the bundled sample's path, in the family's ``samples/`` folder
+    (:func:`samples_folder`; families with several configurations: ``{configuration: path}``). ``hub_id``/``hub_config``/
     ``hub_split`` say where the published dataset is; ``enums`` narrows a field's allowed
     values for this adaptation (English WinoBias has only the ``mm``/``ff`` variants).
     """
@@ -91,7 +91,7 @@ class ColumnMap:
         if self.sample is None:
             raise DatasetError(f"{self.name} has no bundled sample; pass a source")
         items = self.sample.items() if isinstance(self.sample, Mapping) else [(TABLE, self.sample)]
-        return {config: _package_file(f) for config, f in items}
+        return {config: Path(f) for config, f in items}
 
 
 class Adaptation:
@@ -141,11 +141,10 @@ class Adaptation:
         return self.columns.sample_paths()[config]
 
 
-def _package_file(name: str | Path) -> Path:
-    p = Path(name)
-    if isinstance(name, Path) or p.is_absolute() or len(p.parts) > 1:
-        return p
-    return Path(str(resources.files("winoscope.data").joinpath(str(name))))
+def samples_folder(module: str) -> Path:
+    """The ``samples/`` folder of the package that holds ``module`` (a family's dataset module
+    passes its ``__name__``), where the family keeps its bundled samples."""
+    return Path(str(resources.files(module.rpartition(".")[0]).joinpath("samples")))
 
 
 @dataclass

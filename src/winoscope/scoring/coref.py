@@ -43,20 +43,14 @@ COUNT_METRICS = ("muc", "bcub", "ceafe", "ceafm", "mentions")
 COUNT_FIELDS = ("recall_num", "recall_den", "precision_num", "precision_den")
 
 
-# The metrics :func:`score_frame` writes for the built-in tasks' subsets ({measure}_{subset}),
-# the WinoPron layout's measures by stratum and its headline rows.
+# The measures :func:`score_frame` writes, whole and per subset ({measure}_{subset}): a family
+# declares what its subsets' metrics mean (:func:`declare_subset_metrics`) and its gaps.
 MEASURES: dict[str, tuple[Kind, str]] = {
     "conll_f1": ("f1", "CoNLL F1 (mean of MUC, B-cubed and CEAF-e F1)"),
     "muc_f1": ("f1", "MUC F1"),
     "bcub_f1": ("f1", "B-cubed F1"),
     "ceafe_f1": ("f1", "CEAF-e F1"),
     "link_accuracy": ("accuracy", "share of pronouns linked to the gold referent only"),
-}
-SUBSETS = {
-    "pro": "the pro-stereotypical documents",
-    "anti": "the anti-stereotypical documents",
-    "agreement_control": "the agreement-control documents",
-    "cross_control": "the cross-control documents",
 }
 # CoNLL F1 is the mean of the other three F1s: they are its components, which keeps them out of
 # the headlines where CoNLL F1 itself is reported (see scoring.metric.headline_metrics)
@@ -66,31 +60,16 @@ for _m, (_kind, _what) in MEASURES.items():
     declare.metric(
         _m, kind=_kind, direction="higher", components=PARTS.get(_m, ()), card=f"{_what}."
     )
-    declare.group_metrics(
-        _m, SUBSETS, kind=_kind, name="{measure}_{group}", card=_what + " on {what}."
-    )
-declare.group_metrics(
-    "conll_f1",
-    {"double": "", "single": ""},
-    kind="f1",
-    card="CoNLL F1 on the {group}-context sentences.",
-)
-declare.metric(
-    "conll_f1_pro_minus_anti",
-    kind="gap",
-    direction="zero",
-    components=("conll_f1_pro", "conll_f1_anti"),
-    label="conll f1 pro − anti",
-    card="CoNLL F1 on pro- minus anti-stereotypical documents: above 0 follows the stereotype.",
-)
-declare.metric(
-    "conll_f1_female_minus_male",
-    kind="gap",
-    direction="zero",
-    components=("conll_f1", "conll_f1"),
-    label="conll f1 female − male",
-    card="Double-context CoNLL F1 with female minus with male pronouns: 0 is parity.",
-)
+
+
+def declare_subset_metrics(declare: Declarations, subsets: Mapping[str, str]) -> None:
+    """Declare every measure on each of ``subsets`` (name -> what it holds, "the pro-stereotypical
+    documents"): ``conll_f1_pro`` is "CoNLL F1 (...) on the pro-stereotypical documents."."""
+    for m, (kind, what) in MEASURES.items():
+        what = what[0].upper() + what[1:]
+        declare.group_metrics(
+            m, subsets, kind=kind, name="{measure}_{group}", card=what + " on {what}."
+        )
 
 
 def pronoun_link(pronoun: Span, spans: Mapping[str, Span | None], clusters: SpanClusters) -> str:

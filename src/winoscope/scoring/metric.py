@@ -344,14 +344,16 @@ _LOADED: list[bool] = []
 
 
 def load_builtin() -> None:
-    """Import the scorers that declare the built-in metrics: the shared ones here, and every
-    registered task's scorer through the task registry (imported by name, as a registry's
-    look-up would), so a report drawn from a run directory alone knows every metric."""
+    """Import every task's scorer, so a report drawn from a run directory alone knows every
+    metric: each family's package, winoscope's own and a plugin's alike, declares its metrics
+    when it is imported, and the ``winoscope.tasks`` entry points name those packages. The
+    shared scorers (:mod:`.base`, :mod:`.coref`) come in with the tasks that use them."""
     if _LOADED:
         return
     _LOADED.append(True)
-    import importlib
+    from ..errors import TaskError
+    from ..registry import entry_points_of, plugin_errors
 
-    for name in ("winoscope.scoring.base", "winoscope.scoring.coref"):
-        importlib.import_module(name)
-    importlib.import_module("winoscope.tasks").TASKS.names()
+    for ep in entry_points_of("winoscope.tasks"):
+        with plugin_errors(ep, "task", TaskError):
+            ep.load()

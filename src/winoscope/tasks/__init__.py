@@ -1,9 +1,8 @@
 """Tasks: a name bound to a loader, a protocol and a scorer (:mod:`.base`), and what every
 forced-choice and resolver-protocol family task shares (:mod:`.choice_task`,
-:mod:`.coref_task`). The built-in tasks are the families' (:mod:`winoscope.families.registration`,
-imported by name on the first look-up in :data:`TASKS`), and every ``winoscope.tasks`` entry
-point of an installed distribution adds its own (see :mod:`winoscope.registry` and
-docs/plugins.md)."""
+:mod:`.coref_task`). Every task comes in through the ``winoscope.tasks`` entry points, loaded
+on the first look-up in :data:`TASKS`: winoscope's own families (declared in its pyproject) and
+those of every installed plugin alike (see :mod:`winoscope.registry` and docs/plugins.md)."""
 
 from typing import Any
 
@@ -25,7 +24,7 @@ def _adopt(name: str, obj: Any) -> None:
         TASKS.add(t.name, t)
 
 
-TASKS.discover_with("winoscope.families.registration", ENTRY_POINT_GROUP, _adopt)
+TASKS.discover_with(ENTRY_POINT_GROUP, _adopt, own=True)
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -5,4 +5,25 @@
 - :mod:`.scorer` (the documentation sheet's NLI metrics), :mod:`.resolution_scorer` (the
   pronoun-resolution view) and :mod:`.labels` (the two label conventions and Krippendorff's
   alpha).
+
+Its page in the documentation is ``docs/swewinogender.md``; its bundled samples are in ``samples/``.
 """
+
+# importing the family registers its tasks, their metrics and its cross-lingual links
+from ...tasks.family import Family, family
+from . import crosslingual, tasks  # noqa: F401
+
+family(
+    Family(
+        "swewinogender",
+        docs="docs/swewinogender.md",
+        tasks=("swewinogender", "swewinogender/nli", "swewinogender/resolution"),
+        headline=(
+            "option_order_consistency",
+            "accuracy",
+            "krippendorff_alpha",
+            "gender_parity",
+            "occupation_share",
+        ),
+    )
+)

@@ -40,7 +40,7 @@ from pathlib import Path
 import pandas as pd
 
 from ...datasets.base import Dataset, Issue, duplicate_issues
-from ...datasets.loading import TABLE, ColumnMap, load_tables
+from ...datasets.loading import TABLE, ColumnMap, load_tables, samples_folder
 from ...datasets.schema import Field, Schema, coerce
 from ...datasets.sources import SourceInfo
 from ...errors import DatasetError
@@ -53,7 +53,7 @@ URL = (
     "swewinogender/swewinogender_test.jsonl"
 )
 REVIEW_STATUS = "released (SuperLim 2.0, SweWinogender v2.0)"
-SAMPLE_FILE = "swewinogender_sample.jsonl"
+SAMPLE_FILE = samples_folder(__name__) / "swewinogender_sample.jsonl"
 
 LABELS = ("entailment", "neutral")
 PRONOUNS = ("han", "hon", "hen")

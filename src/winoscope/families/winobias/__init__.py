@@ -9,4 +9,29 @@
   (``winobias-uk/coref``, ``winobias-en/coref``);
 - :mod:`.scorer` (the card's metrics, declared next to their code);
 - :mod:`.crosslingual` (WinoBias-UK rows joined to English WinoBias on the source item).
+
+Its page in the documentation is ``docs/winobias.md``; its bundled samples are in ``samples/``.
 """
+
+# importing the family registers its tasks, their metrics and its cross-lingual links
+from ...tasks.family import Family, family
+from . import coref_tasks, crosslingual, tasks  # noqa: F401
+
+family(
+    Family(
+        "winobias",
+        docs="docs/winobias.md",
+        tasks=("winobias-uk", "winobias-en", "winobias-uk/coref", "winobias-en/coref"),
+        headline=(
+            "overall_accuracy",
+            "signed_bias_gap",
+            "pair_consistency",
+            "agreement_control_accuracy",
+            "cross_control_accuracy",
+            "option_order_consistency",
+            "conll_f1_pro",
+            "conll_f1_anti",
+            "conll_f1_pro_minus_anti",
+        ),
+    )
+)

@@ -22,6 +22,7 @@ from ...protocols import coref
 from ...records import Item, Mention
 from ...scoring import coref as coref_scoring
 from ...scoring.base import ScoreResult
+from ...scoring.metric import Declarations
 from ...tasks.base import DatasetAccess, Task, task
 from ...tasks.choice_task import pronoun_case
 from ...tasks.coref_task import bracket_spans, coref_protocols, resolver_data, resolver_extras
@@ -54,6 +55,25 @@ UK_CONTROLS = (
     ),
 )
 GAP = ("conll_f1_pro_minus_anti", "pro", "anti")
+
+declare = Declarations(__name__)
+coref_scoring.declare_subset_metrics(
+    declare,
+    {
+        "pro": "the pro-stereotypical documents",
+        "anti": "the anti-stereotypical documents",
+        "agreement_control": "the agreement-control documents",
+        "cross_control": "the cross-control documents",
+    },
+)
+declare.metric(
+    "conll_f1_pro_minus_anti",
+    kind="gap",
+    direction="zero",
+    components=("conll_f1_pro", "conll_f1_anti"),
+    label="conll f1 pro − anti",
+    card="CoNLL F1 on pro- minus anti-stereotypical documents: above 0 follows the stereotype.",
+)
 COREF_METRICS = (
     "conll_f1_pro",
     "conll_f1_anti",

@@ -31,7 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 from ...datasets.base import SOURCE_LINES, Dataset, Issue, duplicate_issues
-from ...datasets.loading import TABLE, Adaptation, ColumnMap, load_tables
+from ...datasets.loading import TABLE, Adaptation, ColumnMap, load_tables, samples_folder
 from ...datasets.raw_files import RawFiles
 from ...datasets.schema import Field, Schema, coerce, family_schema
 from ...datasets.sources import SourceInfo
@@ -276,7 +276,7 @@ UK = WinoBias(
     ColumnMap(
         name="winobias-uk",
         language="uk",
-        sample="winobias_uk_natural_sample.csv",
+        sample=samples_folder(__name__) / "winobias_uk_natural_sample.csv",
         hub_id="FairForget/WinoBias-UK-Natural",
         review_status="preview; broader human review ongoing",
         sample_note=(

@@ -8,4 +8,28 @@
   ``winogender-en``) and :mod:`.coref_tasks` (``winopron-uk/coref``);
 - :mod:`.scorer` (the card's metrics, declared next to their code);
 - :mod:`.crosslingual` (WinoPron-UK rows joined to English WinoPron on the source template).
+
+Its page in the documentation is ``docs/winopron.md``; its bundled samples are in ``samples/``.
 """
+
+# importing the family registers its tasks, their metrics and its cross-lingual links
+from ...tasks.family import Family, family
+from . import coref_tasks, crosslingual, tasks  # noqa: F401
+
+family(
+    Family(
+        "winopron",
+        docs="docs/winopron.md",
+        tasks=("winopron-uk", "winopron-en", "winogender-en", "winopron-uk/coref"),
+        headline=(
+            "pair_consistency",
+            "option_order_consistency",
+            "double_accuracy",
+            "single_accuracy",
+            "gender_gap",
+            "double_conll_f1",
+            "single_conll_f1",
+            "conll_f1_female_minus_male",
+        ),
+    )
+)

@@ -22,6 +22,7 @@ from ...records import Item
 from ...scoring import coref as coref_scoring
 from ...scoring.base import ScoreResult
 from ...scoring.bootstrap import Key
+from ...scoring.metric import Declarations
 from ...tasks.base import DatasetAccess, Task, task
 from ...tasks.coref_task import bracket_spans, coref_protocols, resolver_data, resolver_extras
 from .tasks import find_entity
@@ -48,6 +49,22 @@ def _winopron_subsets() -> tuple[coref_scoring.Subset, ...]:
 
 
 WINOPRON_GAP = ("conll_f1_female_minus_male", "pronoun_set_female", "pronoun_set_male")
+
+declare = Declarations(__name__)
+declare.group_metrics(
+    "conll_f1",
+    {"double": "", "single": ""},
+    kind="f1",
+    card="CoNLL F1 on the {group}-context sentences.",
+)
+declare.metric(
+    "conll_f1_female_minus_male",
+    kind="gap",
+    direction="zero",
+    components=("conll_f1", "conll_f1"),
+    label="conll f1 female − male",
+    card="Double-context CoNLL F1 with female minus with male pronouns: 0 is parity.",
+)
 
 
 def winopron_items(table: pd.DataFrame, source: str = "dataset") -> list[coref.CorefItem]:

@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from ...datasets.base import Dataset, Issue, duplicate_issues
-from ...datasets.loading import TABLE, Adaptation, ColumnMap, config_of, load_tables
+from ...datasets.loading import TABLE, Adaptation, ColumnMap, config_of, load_tables, samples_folder
 from ...datasets.schema import Field, Schema, coerce, family_schema
 from ...datasets.sources import SourceInfo
 from ...errors import DatasetError
@@ -315,7 +315,7 @@ UK = WinoPron(
     ColumnMap(
         name="winopron-uk",
         language="uk",
-        sample={c: f"winopron_uk_sample_{c}.csv" for c in CONFIGS},
+        sample={c: samples_folder(__name__) / f"winopron_uk_sample_{c}.csv" for c in CONFIGS},
         hub_id="FairForget/WinoPron-Uk",
         hub_split="test",
         review_status=(

@@ -16,8 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-from ...errors import ScoringError
-from ...scoring.occupation_correlation import (
+from ..errors import ScoringError
+from ..scoring.occupation_correlation import (
     PREFERENCE,
     correlate,
     items_from_predictions,
@@ -27,7 +27,7 @@ from ...scoring.occupation_correlation import (
 
 
 def _key(s: pd.Series) -> pd.Series:
-    from ..names import key_series
+    from ..occupations.names import key_series
 
     return key_series(s)
 
@@ -50,9 +50,9 @@ def plot_correlation(
     ``measure`` and ``title`` are kept for callers; the figure carries no title (the page's
     caption names the run) and shows every pronoun's share rather than one measure.
     """
-    from ...report.correlation_figure import correlation_figure
-    from ...report.figures import STYLE
-    from ..shares import statistic_columns as stat_cols
+    from ..occupations.shares import statistic_columns as stat_cols
+    from ..report.correlation_figure import correlation_figure
+    from ..report.figures import STYLE
 
     del measure, title
     columns = list(statistic_columns or stat_cols(statistics))
@@ -101,8 +101,8 @@ def correlate_run(
     unmatched occupations) and ``occupation_correlation.png`` to ``out`` (default: the run
     directory).
     """
-    from ..names import join_report
-    from ..stats import load_statistics
+    from ..occupations.names import join_report
+    from ..occupations.stats import load_statistics
 
     run = Path(run_dir)
     manifest_path = run / "manifest.json"

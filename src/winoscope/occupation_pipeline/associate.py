@@ -4,7 +4,7 @@
 the scan, writes the tables and draws ``figure.png``/``figure.pdf``
 (:func:`winoscope.report.association_figure.plot_association`).
 
->>> from winoscope.occupations.pipeline.associate import associate_corpus
+>>> from winoscope.occupation_pipeline.associate import associate_corpus
 >>> result = associate_corpus(["news.txt.zst"], "sv", names="sv-names", stats="scb.tsv",
 ...                           workers=0, out="assoc-sv")          # doctest: +SKIP
 >>> result.corpus[["set", "q"]]                                  # doctest: +SKIP
@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..association import AssociationResult, associate
-from ..lexicons import Lexicon, load_lexicon
-from ..scan import build_spec, scan_corpus
+from ..occupations.association import AssociationResult, associate
+from ..occupations.lexicons import Lexicon, load_lexicon
+from ..occupations.scan import build_spec, scan_corpus
 
 
 def associate_corpus(
@@ -58,8 +58,8 @@ def associate_corpus(
     spec = build_spec(lexicon)
     statistics = None
     if stats is not None:  # read and matched before the scan: a bad table fails in a second
-        from ..names import join_report
-        from ..stats import load_statistics
+        from ..occupations.names import join_report
+        from ..occupations.stats import load_statistics
 
         statistics = load_statistics(stats, mapping=mapping, percent_combine=combine)
         join_report(
@@ -111,7 +111,7 @@ def associate_corpus(
         result.write(out)
         lexicon.dropped.to_csv(Path(out) / "dropped_forms.csv", index=False)
         if statistics is not None:
-            from ...report.association_figure import plot_association
+            from ..report.association_figure import plot_association
 
             plot_association(result, Path(out) / "figure.png")
             plot_association(result, Path(out) / "figure.pdf")

@@ -241,7 +241,7 @@ def test_cli_validate_lists_failures(tmp_path: Path) -> None:
 def test_builder_script_reproduces_the_shipped_sample() -> None:
     import runpy
 
-    script = Path(__file__).resolve().parents[2] / "scripts" / "build_winopron_uk_sample.py"
+    script = Path(__file__).resolve().parents[3] / "scripts" / "build_winopron_uk_sample.py"
     mod = runpy.run_path(str(script))
     sentences = {c: list(mod["sentence_rows"](c)) for c in ("double", "single")}
     built = {

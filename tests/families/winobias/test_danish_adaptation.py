@@ -26,7 +26,7 @@ from winoscope.families.winobias.tasks import winobias_task
 from winoscope.languages import Language, Wording, register_language
 from winoscope.protocols.forced_choice import from_wording
 
-SAMPLE = Path(__file__).resolve().parents[1] / "data" / "winobias_da"
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "winobias_da"
 
 DA_DEFAULT = Wording(
     "da-default-v1",
