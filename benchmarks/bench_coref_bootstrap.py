@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from winoscope import runner
+from winoscope.runs import runner
 from winoscope.scoring import coref
 
 

@@ -48,7 +48,7 @@ from winoscope.backends.store import ResponseStore
 from winoscope.protocols.choice_rows import ChoiceRow
 from winoscope.protocols.forced_choice import UK_DEFAULT, build_requests
 from winoscope.records import Request
-from winoscope.runner import collect_responses
+from winoscope.runs.runner import collect_responses
 
 WINOPRON_UK_PROMPTS = 4320
 OCCUPATIONS = [

@@ -51,9 +51,9 @@ def model_dir(which: str) -> Path:
 
 def timed_run(task: str, backend: Any, limit: int | None) -> dict[str, Any]:
     """Answer the task's cloze requests once (nothing stored); requests per second."""
-    from winoscope.run_config import RunConfig
-    from winoscope.run_plan import plan
-    from winoscope.runner import ask
+    from winoscope.runs.config import RunConfig
+    from winoscope.runs.plan import plan
+    from winoscope.runs.runner import ask
 
     p = plan(RunConfig(task, backend, store=False, protocol="cloze", limit=limit))
     started = time.perf_counter()

@@ -27,7 +27,7 @@ from winoscope.jsonio import write_json
 from winoscope.report.html import write_run_html
 from winoscope.report.markdown import render_markdown
 from winoscope.report.writer import predictions_for_export
-from winoscope.runner import run
+from winoscope.runs.runner import run
 
 
 def timed(fn, repeats: int) -> float:  # type: ignore[no-untyped-def]

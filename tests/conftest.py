@@ -64,7 +64,9 @@ ENGINES: dict[str, Callable[[], bool]] = {
 
 
 def required_engines() -> set[str]:
-    return {name.strip() for name in os.environ.get("WINOSCOPE_REQUIRE", "").split(",") if name.strip()}
+    return {
+        name.strip() for name in os.environ.get("WINOSCOPE_REQUIRE", "").split(",") if name.strip()
+    }
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

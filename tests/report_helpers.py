@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from winoscope.results import RunResult
+from winoscope.results.run import RunResult
 
 SCRIPT = "<script>alert(1)</script>"
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 from shared_paths import ROOT
 
-PROBE = '''
+PROBE = """
 import pytest
 
 @pytest.mark.vllm
 def test_needs_engine():
     pass
-'''
+"""
 
 
 def _run(tmp_path: Path, require: str) -> subprocess.CompletedProcess[str]:
@@ -24,9 +24,24 @@ def _run(tmp_path: Path, require: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "conftest.py").write_text((ROOT / "tests" / "conftest.py").read_text())
     env = {**os.environ, "WINOSCOPE_REQUIRE": require, "PYTHONPATH": str(ROOT / "tests")}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test),
-         "-o", "markers=vllm: engine", "--rootdir", str(tmp_path)],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            str(test),
+            "-o",
+            "markers=vllm: engine",
+            "--rootdir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
     )
 
 

@@ -81,6 +81,6 @@ def test_no_public_name_is_also_a_submodule() -> None:
     clashes = [n for n in winoscope._LAZY if importlib.util.find_spec(f"winoscope.{n}") is not None]
     assert clashes == []
     import winoscope.cli.sweep
-    import winoscope.sweeps
+    import winoscope.studies.sweep
 
     assert callable(winoscope.sweep)

@@ -2,21 +2,21 @@
 
 Each module's imports are read with :mod:`ast` (at module level, inside functions and under
 ``TYPE_CHECKING`` alike: a lazy or type-only import is still a dependency) and mapped to their
-*unit*: the package below ``winoscope`` (``datasets``, ``report`` ...), the top-level module
-(``runner``, ``results`` ...) or a subpackage named in :data:`SUBUNITS`. A unit may import from
-units in lower layers only; units of the same layer do not import each other. The order, bottom
-first:
+*unit*: the package or top-level module below ``winoscope`` (``datasets``, ``report``,
+``runs``, ``limit`` ...). A unit may import from units in lower layers only; units of the same
+layer do not import each other. The order, bottom first:
 
 - foundation: the version, errors, records, the registry, languages, JSON files, extras, tags
 - the local stand-ins for tests (``testing``: they answer with records) beside datasets
 - datasets (loading and validating rows), then protocols (requests in, predictions out)
 - occupations (real-world shares, corpus association), then scoring
-- backends, then tasks (a name bound to loader, protocol and scorer)
-- the result objects, the run's config and the thin API over tasks, then the run's plan and
-  record stages, then report (writes results)
-- runner (the stages in order; asks report to write), beside the occupation pipelines (a corpus
-  scan or a correlation, with their figures); then prompt sensitivity and the demo
-- compare (reads run directories), then a sweep's tables and the sweep (runs and compares)
+- backends, then tasks (data, protocol bindings and a scorer)
+- the result objects (``results/``), the prompt templates and the thin API over tasks; then
+  report, which draws every page
+- a run (``runs/``: config, plan, stages, record, outcome; asks report to write), beside the
+  occupation pipelines (a corpus scan or a correlation, with their figures) and compare (reads
+  run directories and computes; report draws its pages)
+- studies: what runs many runs (sweeps, prompt sensitivity, the demo, grids over Slurm)
 - the families (``families/<name>/``: data, checks, tasks, scorer, cross-lingual join) beside
   cli: nothing below imports a family and the command line does not either; both reach the
   families through the registries, which load the families' entry points
@@ -48,15 +48,13 @@ LAYERS: list[set[str]] = [
     {"scoring"},
     {"backends"},
     {"tasks"},
-    {"prompt_templates", "results", "api", "runner_outcome", "run_config"},
-    {"run_plan"},
-    {"run_record"},
+    # what the public functions return (results/), beside the templates and the API over tasks
+    {"prompt_templates", "results", "api"},
     {"report"},
-    {"runner", "occupation_pipeline"},
-    {"sensitivity", "demo"},
-    {"compare"},
-    {"sweep_tables"},
-    {"sweeps"},
+    # a run: config, plan, stages, record, outcome (runs/); the occupation pipelines; compare
+    # (computes from run directories, asks report to draw its pages)
+    {"runs", "occupation_pipeline", "compare"},
+    # what runs many runs: sweeps, prompt sensitivity, the demo, study grids over Slurm
     {"studies"},
     # the families sit beside the command line: neither imports the other, and nothing below
     # imports a family (the registries load the families' entry points)
@@ -219,7 +217,7 @@ def test_the_reader_sees_relative_and_type_only_imports() -> None:
     """The import reader on a module whose imports are known: relative, one under
     ``TYPE_CHECKING``."""
     path = SRC / "report" / "writer.py"
-    assert "winoscope.results.RunResult" in imports_of(path)  # under TYPE_CHECKING
+    assert "winoscope.results.run.RunResult" in imports_of(path)  # under TYPE_CHECKING
     assert "winoscope.jsonio" in imports_of(path)
     assert unit("winoscope.report.writer") == "report" and unit("winoscope") == "__init__"
 
@@ -335,9 +333,9 @@ def test_the_checks_read_string_imports_and_entry_points(tmp_path: Path) -> None
 
 def test_module_reader_on_a_known_module() -> None:
     """report.writer imports jsonio and (for types) results, and nothing else among these."""
-    modules = {"winoscope.report.writer", "winoscope.jsonio", "winoscope.results"}
+    modules = {"winoscope.report.writer", "winoscope.jsonio", "winoscope.results.run"}
     got = module_imports(SRC / "report" / "writer.py", modules)
-    assert got == {"winoscope.jsonio", "winoscope.results"}
+    assert got == {"winoscope.jsonio", "winoscope.results.run"}
 
 
 #: the most lines a module may have: one that grows past it holds two things and is split

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from winoscope.cli import app
 from winoscope.errors import TaskError
 from winoscope.limit import limit_run
-from winoscope.runner import run
+from winoscope.runs.runner import run
 from winoscope.tasks import get_task
 
 

@@ -13,7 +13,7 @@ from winoscope import prompt_templates as reg
 from winoscope.errors import TaskError
 from winoscope.protocols.cloze import ClozeTemplate
 from winoscope.protocols.forced_choice import PromptTemplate
-from winoscope.sensitivity import unique_names
+from winoscope.studies.sensitivity import unique_names
 from winoscope.tasks import TASKS
 
 

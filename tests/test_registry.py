@@ -175,7 +175,7 @@ def test_every_task_module_is_registered_by_its_family() -> None:
 
 
 def test_the_demo_runs_the_tasks_the_families_rank_in_their_order() -> None:
-    from winoscope.demo import demo_tasks
+    from winoscope.studies.demo import demo_tasks
 
     assert demo_tasks() == (
         "winobias-uk",

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import winoscope
-from winoscope.results import REPR_LIMIT, RunResult, SensitivityResult
+from winoscope.results.run import REPR_LIMIT, RunResult, SensitivityResult
 from winoscope.scoring.metric import headline_metrics
-from winoscope.sensitivity import run_templates
+from winoscope.studies.sensitivity import run_templates
 
 
 class _Cells(HTMLParser):

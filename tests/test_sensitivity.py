@@ -22,9 +22,9 @@ from tiny_lm import build_tiny_gpt2
 from winoscope import prompt_templates as reg
 from winoscope.cli import app
 from winoscope.errors import TaskError
-from winoscope.runner import run
+from winoscope.runs.runner import run
 from winoscope.scoring.across_prompts import TEMPLATE_STREAM, two_level_interval
-from winoscope.sensitivity import run_templates
+from winoscope.studies.sensitivity import run_templates
 from winoscope.tasks import TASKS
 
 UK3 = ["uk-default-v1", "uk-plain-v1", "uk-question-v1"]

@@ -24,11 +24,11 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .backends.hf.live import hf_model
     from .compare.across_languages import CrosslingualResult, crosslingual
     from .compare.difference import DiffResult, diff
-    from .results import RunResult, SensitivityResult, SweepResult
-    from .run_config import RunConfig
-    from .runner import run, score
-    from .sensitivity import run_templates
-    from .sweeps import sweep
+    from .results.run import RunResult, SensitivityResult, SweepResult
+    from .runs.config import RunConfig
+    from .runs.runner import run, score
+    from .studies.sensitivity import run_templates
+    from .studies.sweep import sweep
 
 __all__ = [
     "BackendError",
@@ -68,11 +68,11 @@ def _defining_module(name: str) -> ModuleType | None:
 
             return api
         case "RunResult" | "SensitivityResult" | "SweepResult":
-            from . import results
+            from .results import run as results
 
             return results
         case "run" | "score":
-            from . import runner
+            from .runs import runner
 
             return runner
         case "DiffResult" | "diff":
@@ -84,7 +84,7 @@ def _defining_module(name: str) -> ModuleType | None:
 
             return across_languages
         case "run_templates":
-            from . import sensitivity
+            from .studies import sensitivity
 
             return sensitivity
         case "hf_model":
@@ -92,11 +92,11 @@ def _defining_module(name: str) -> ModuleType | None:
 
             return live
         case "RunConfig":
-            from . import run_config
+            from .runs import config as run_config
 
             return run_config
         case "sweep":
-            from . import sweeps
+            from .studies import sweep as sweeps
 
             return sweeps
     return None

@@ -13,7 +13,7 @@ from winoscope.backends import create_backend
 from winoscope.backends.base import BACKEND_MEMBERS, Backend, check_backend
 from winoscope.errors import BackendError, TaskError
 from winoscope.records import CHOICE_PROTOCOLS, NO_MODES
-from winoscope.runner import run
+from winoscope.runs.runner import run
 
 CHOICE_AND_CLOZE = CHOICE_PROTOCOLS | {"cloze"}
 LOCAL = "http://127.0.0.1:9/v1"  # nothing listens: nothing may be asked

@@ -13,7 +13,7 @@ from winoscope.backends import create_backend
 from winoscope.backends.options import merge_backend_options, parse_model_arg, parse_model_args
 from winoscope.cli import app
 from winoscope.errors import BackendError
-from winoscope.runner import run
+from winoscope.runs.runner import run
 
 
 @pytest.mark.parametrize(

@@ -16,9 +16,9 @@ import pytest
 from winoscope.backends import create_backend
 from winoscope.backends.hf import gemma
 from winoscope.backends.hf.options import CLOZE_SCORING
-from winoscope.demo import GEMMA_SPEC, demo_models, gemma_note, run_demo
 from winoscope.errors import BackendError
 from winoscope.records import Option, Request
+from winoscope.studies.demo import GEMMA_SPEC, demo_models, gemma_note, run_demo
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from steering import AddVector, gender_direction
 from tiny_lm import build_tiny_gpt2
 from winoscope.backends import create_backend
 from winoscope.errors import BackendError
-from winoscope.runner import run
+from winoscope.runs.runner import run
 
 torch.set_num_threads(1)
 CLOZE = [

@@ -23,7 +23,7 @@ from winoscope.backends.hf.options import CLOZE_SCORING
 from winoscope.errors import BackendError
 from winoscope.protocols.forced_choice import answer_role
 from winoscope.records import Option, Request
-from winoscope.runner import run
+from winoscope.runs.runner import run
 
 torch.set_num_threads(1)
 

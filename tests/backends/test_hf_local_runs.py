@@ -18,7 +18,7 @@ from tiny_lm import build_tiny_gpt2
 from winoscope.backends import create_backend
 from winoscope.backends.hf.identity import model_fingerprint, weights_sha256
 from winoscope.errors import BackendError
-from winoscope.runner import run
+from winoscope.runs.runner import run
 
 torch.set_num_threads(1)
 

@@ -23,7 +23,7 @@ from winoscope.backends import create_backend
 from winoscope.cli import app
 from winoscope.errors import BackendError
 from winoscope.extras import MissingExtra
-from winoscope.runner import run
+from winoscope.runs.runner import run
 
 peft = pytest.importorskip("peft")
 torch.set_num_threads(1)

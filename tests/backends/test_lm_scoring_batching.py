@@ -22,7 +22,7 @@ from winoscope.backends.hf.batching import BatchSizer
 from winoscope.backends.hf.identity import model_fingerprint, resolved_commit, safetensors_header
 from winoscope.backends.hf.loading import context_length, resolve_dtype, sliding_window
 from winoscope.errors import BackendError
-from winoscope.runner import run
+from winoscope.runs.runner import run
 
 torch.set_num_threads(1)
 SENTENCES = [

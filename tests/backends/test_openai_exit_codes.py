@@ -70,7 +70,7 @@ def test_a_share_outside_0_1_is_a_usage_error(tmp_path: Path) -> None:
 
 def test_run_outcome_counts_by_hand() -> None:
     from winoscope.records import Response
-    from winoscope.runner_outcome import run_outcome
+    from winoscope.runs.outcome import run_outcome
 
     def resp(i: int, error: str | None = None, finish: str | None = "stop") -> Response:
         return Response(f"q{i}", "openai", "m", text=None if error else "A", error=error,

@@ -25,8 +25,8 @@ from vllm_server import VLLMServer, vllm_server
 from winoscope.backends import create_backend
 from winoscope.errors import BackendError
 from winoscope.records import Option, Request, Response
-from winoscope.run_config import RunConfig
-from winoscope.run_plan import plan
+from winoscope.runs.config import RunConfig
+from winoscope.runs.plan import plan
 from winoscope.tasks import TASKS, get_task
 
 pytestmark = pytest.mark.vllm

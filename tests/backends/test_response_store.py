@@ -182,7 +182,7 @@ def test_a_finished_run_repeated_costs_zero_calls(tmp_path: Path) -> None:
 
 def collect(url: str, db: Path, model: str = "openai:stub", **options: object) -> dict:
     """The request phase of a run on the bundled sample, through the store at ``db``."""
-    from winoscope.runner import collect_responses
+    from winoscope.runs.runner import collect_responses
     from winoscope.tasks import get_task
 
     t = get_task("winobias-uk")

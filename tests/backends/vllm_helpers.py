@@ -11,9 +11,9 @@ from typing import Any
 from shared_paths import SHARED_DATA
 from winoscope.api import list_tasks
 from winoscope.records import CHOICE_PROTOCOLS, Response
-from winoscope.run_config import RunConfig
-from winoscope.run_plan import plan
-from winoscope.runner import ask, predict
+from winoscope.runs.config import RunConfig
+from winoscope.runs.plan import plan
+from winoscope.runs.runner import ask, predict
 
 # vLLM's CPU build reserves this many GiB for its key/value cache (the tests' prompts are short)
 os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")

@@ -172,7 +172,7 @@ def test_a_run_on_the_bundled_sample_gets_a_banner(
 
 
 def test_result_repr_and_html_summarise_the_join(runs: dict[str, Path], tmp_path: Path) -> None:
-    from winoscope.results import REPR_LIMIT
+    from winoscope.results.run import REPR_LIMIT
 
     res = crosslingual(runs["uk"], runs["en_random"], n_boot=50, allow_different_models=True)
     text = repr(res)

@@ -21,10 +21,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from winoscope.compare.diff_result import DIFF_COLUMNS
 from winoscope.compare.difference import diff, difference_table, verdicts
 from winoscope.errors import DatasetError, ScoringError, TaskError
 from winoscope.report.rundir import RunDir
+from winoscope.results.diff import DIFF_COLUMNS
 from winoscope.scoring.bootstrap import Draw, Replicates
 
 NAN = math.nan
@@ -921,7 +921,7 @@ def test_run_directories_by_path_and_by_run_result(
         (run.path / "metrics.csv").write_text("metric,n\nx,1\n", encoding="utf-8")
     written: list[tuple[Any, Path]] = []
     monkeypatch.setattr(
-        "winoscope.compare.difference_report.write_diff", lambda r, out: written.append((r, out))
+        "winoscope.report.diff_page.write_diff", lambda r, out: written.append((r, out))
     )
     d = diff(str(a.path), SimpleNamespace(out_dir=b.path), out=str(tmp_path / "out"))
     assert (d.run_a, d.run_b, d.settings["seed"]) == (str(a.path), str(b.path), 4)

@@ -24,7 +24,7 @@ from winoscope.protocols import cloze
 from winoscope.protocols.choice_rows import ChoiceRow
 from winoscope.protocols.forced_choice import PromptTemplate
 from winoscope.records import NO_MODES, Description, Option, Request, Response
-from winoscope.runner import run, score
+from winoscope.runs.runner import run, score
 from winoscope.tasks import get_task
 
 CLOZE_TASKS = (
@@ -504,7 +504,7 @@ def test_a_cloze_template_with_a_lettered_backend_is_an_error():
 
 
 def test_demo_table_says_how_each_row_was_asked():
-    from winoscope.demo import GEMMA_SPEC, model_options, summary_table
+    from winoscope.studies.demo import GEMMA_SPEC, model_options, summary_table
 
     assert model_options("winobias-uk", GEMMA_SPEC) == {"mode": "cloze"}
     assert model_options("swewinogender/resolution", GEMMA_SPEC) == {"mode": "cloze"}

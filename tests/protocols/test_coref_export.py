@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from winoscope import runner
 from winoscope.cli import app
 from winoscope.cli.coref import task_items
 from winoscope.datasets.conll import read_conll
 from winoscope.protocols.coref_export import export_documents, tokenize
 from winoscope.protocols.resolver_output import read_resolver_output
+from winoscope.runs import runner
 
 
 def test_tokenize_keeps_words_and_cuts_at_mentions() -> None:

@@ -10,13 +10,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from winoscope import runner
 from winoscope.datasets.conll import ConllDocument, token_offsets, write_conll
 from winoscope.errors import DatasetError
 from winoscope.families.winobias.coref_tasks import uk_items
 from winoscope.families.winobias.dataset import UK as winobias_uk
 from winoscope.protocols import coref
 from winoscope.protocols.resolver_output import read_resolver_output
+from winoscope.runs import runner
 from winoscope.scoring import coref as coref_scoring
 
 SENT = "Лікар найняв секретарку, бо він мав чудові рекомендації."
@@ -291,7 +291,7 @@ def test_bootstrap_weights_equal_resampled_documents() -> None:
 
 
 def test_demo_runs_the_reference_resolvers(tmp_path: Path) -> None:
-    from winoscope.demo import demo_tasks, run_demo
+    from winoscope.studies.demo import demo_tasks, run_demo
 
     assert {"winobias-uk/coref", "winopron-uk/coref"} <= set(demo_tasks())
     table = run_demo(tmp_path / "demo", quiet=True, tasks=("winobias-uk/coref",), lm=False)

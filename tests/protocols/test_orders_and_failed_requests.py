@@ -116,7 +116,7 @@ class _Flaky:
 
 
 def test_run_failed_wrong_counts_rows_as_wrong_and_says_so(tmp_path) -> None:
-    from winoscope.runner import run
+    from winoscope.runs.runner import run
 
     ds = winobias_uk.load()
     reqs = requests_for(ds, UK_DEFAULT)
@@ -142,7 +142,7 @@ def test_run_failed_wrong_counts_rows_as_wrong_and_says_so(tmp_path) -> None:
 
 
 def test_html_report_states_the_failed_policy(tmp_path) -> None:
-    from winoscope.runner import run
+    from winoscope.runs.runner import run
 
     ds = winobias_uk.load()
     reqs = requests_for(ds, UK_DEFAULT)
@@ -187,7 +187,7 @@ def test_winopron_uk_sentence_with_one_prompt_is_invalid() -> None:
 
 
 def test_coref_failed_requests_follow_the_policy() -> None:
-    from winoscope.runner import run
+    from winoscope.runs.runner import run
     from winoscope.tasks import get_task
 
     t = get_task("winobias-uk/coref")

@@ -11,7 +11,7 @@ import pytest
 
 import winoscope
 from winoscope.backends import create_backend
-from winoscope.runner import run
+from winoscope.runs.runner import run
 from winoscope.tasks import get_task
 from winoscope.testing.openai_server import StubBehaviour, serve_in_thread
 from winoscope.testing.prompt_reader import (

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from winoscope import runner
 from winoscope.errors import BackendError
 from winoscope.families.winobias.coref_tasks import uk_items
 from winoscope.families.winobias.dataset import UK as winobias_uk
+from winoscope.runs import runner
 
 
 def _write(path: Path, docs: list[dict]) -> None:

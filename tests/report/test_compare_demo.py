@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from winoscope.demo import demo_tasks, run_demo
 from winoscope.report.compare import compare_runs, run_labels
+from winoscope.studies.demo import demo_tasks, run_demo
 
 
 @pytest.fixture(scope="module")

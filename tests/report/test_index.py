@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 import winoscope
-from winoscope.demo import run_demo
 from winoscope.report.compare import compare_runs
+from winoscope.studies.demo import run_demo
 
 
 def _links(page: Path) -> list[str]:

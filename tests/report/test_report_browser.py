@@ -22,7 +22,7 @@ from report_helpers import inject_markup
 from shared_paths import ROOT, in_ci
 from winoscope.report import write_run
 from winoscope.report.compare import compare_runs
-from winoscope.runner import run
+from winoscope.runs.runner import run
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts"

@@ -16,7 +16,7 @@ from winoscope.protocols.forced_choice import UK_DEFAULT, PromptTemplate
 from winoscope.report.compare import compare_runs, expand_run_paths
 from winoscope.report.compare_tables import latex_escape, latex_tables, markdown_tables
 from winoscope.report.rundir import load_run_dir
-from winoscope.runner import run
+from winoscope.runs.runner import run
 
 
 @pytest.fixture(scope="module")

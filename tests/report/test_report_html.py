@@ -16,8 +16,8 @@ from winoscope.report.figures import save_figure
 from winoscope.report.occupations import occupation_behaviour, wilson_interval
 from winoscope.report.plots import run_figures
 from winoscope.report.tables import wide_table
-from winoscope.results import RunResult
-from winoscope.runner import run
+from winoscope.results.run import RunResult
+from winoscope.runs.runner import run
 from winoscope.scoring.metric import headline_metrics, metric, metrics_naming, signed_gap_metrics
 
 

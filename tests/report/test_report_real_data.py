@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from winoscope.runner import run
+from winoscope.runs.runner import run
 
 
 def test_winogender_report_plots_behaviour_against_bls_share(

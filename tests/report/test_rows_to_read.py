@@ -20,7 +20,7 @@ from tiny_lm import build_tiny_gpt2
 from winoscope.languages.uk.morphology import nominative
 from winoscope.report import html as report_html
 from winoscope.report.html import example_rows, label_answer
-from winoscope.results import RunResult
+from winoscope.results.run import RunResult
 
 
 @pytest.fixture(scope="module")

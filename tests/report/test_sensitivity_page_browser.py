@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from winoscope.sensitivity import run_templates
+from winoscope.studies.sensitivity import run_templates
 
 
 def test_report_page_in_a_real_browser(tmp_path: Path) -> None:

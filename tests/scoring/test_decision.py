@@ -211,7 +211,7 @@ def test_every_page_prints_and_marks_by_the_same_rule() -> None:
     """The run report's cells, the diff's and crosslingual's rows use the tolerance too."""
     import pandas as pd
 
-    from winoscope.compare.crosslingual_report import ci_text, display_rows
+    from winoscope.report.crosslingual_page import ci_text, display_rows
     from winoscope.report.tables import Cell, fmt, fmt_ci
 
     assert fmt(-1e-17) == "0.000" and fmt_ci(1.1e-16, 0.5) == "[0.000, 0.500]"

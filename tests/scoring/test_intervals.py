@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from winoscope.runner import run
+from winoscope.runs.runner import run
 from winoscope.scoring.stats import percentile_ci
 
 

@@ -15,7 +15,7 @@ from shared_paths import SHARED_DATA
 from winoscope.compare.difference import difference_table
 from winoscope.report.plots import run_figures
 from winoscope.report.tables import macro_cells, wide_table
-from winoscope.runner import run
+from winoscope.runs.runner import run
 from winoscope.scoring import metric as metric_module
 from winoscope.scoring.base import METRIC_COLUMNS
 from winoscope.scoring.metric import (

@@ -21,7 +21,7 @@ def demo(
 ) -> None:
     """Evaluate the reference baselines and the offline Gemma 3 270M (when installed) on the
     bundled samples and write a report folder (offline)."""
-    from ..demo import run_demo
+    from ..studies.demo import run_demo
 
     try:
         summary = run_demo(out, quiet=quiet, lm=not baselines_only)

@@ -272,8 +272,8 @@ def run(
     """
     from ..backends.openai.backend import cli_backend_options
     from ..backends.options import given_on_command_line, merge_backend_options, parse_model_args
-    from ..run_config import RunConfig
-    from ..runner import run as run_api
+    from ..runs.config import RunConfig
+    from ..runs.runner import run as run_api
     from ..tags import parse_tags
 
     out_dir = (
@@ -324,7 +324,7 @@ def run(
         )
         rr: Any
         if many:  # several templates: one run per template and the spread across them
-            from ..sensitivity import run_templates
+            from ..studies.sensitivity import run_templates
 
             rr = run_templates(config, templates=list(chosen) or None)
         else:

@@ -56,7 +56,7 @@ def score(
     """Score predictions made elsewhere (the task's validation runs on the rows first)."""
     from ..datasets.validation import write_validation_json
     from ..jsonio import write_json
-    from ..runner import score as score_api
+    from ..runs.runner import score as score_api
 
     try:
         result = score_api(

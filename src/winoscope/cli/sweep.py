@@ -140,7 +140,7 @@ def sweep(
     error, 3 requests failed at some point.
     """
     from ..backends.options import parse_model_args
-    from ..sweeps import sweep as sweep_api
+    from ..studies.sweep import sweep as sweep_api
     from ..tags import parse_tags
 
     try:

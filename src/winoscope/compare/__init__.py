@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..results.diff import DiffResult
     from .across_languages import CrosslingualResult, crosslingual
-    from .diff_result import DiffResult
     from .difference import diff
 
 __all__ = ["CrosslingualResult", "DiffResult", "crosslingual", "diff"]
@@ -17,7 +17,7 @@ __all__ = ["CrosslingualResult", "DiffResult", "crosslingual", "diff"]
 
 def __getattr__(name: str) -> Any:
     if name == "DiffResult":
-        from .diff_result import DiffResult
+        from ..results.diff import DiffResult
 
         return DiffResult
     if name == "diff":

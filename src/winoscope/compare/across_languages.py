@@ -38,7 +38,7 @@ import pandas as pd
 
 from ..errors import DatasetError, TaskError
 from ..report.rundir import RunDir, load_predictions, load_run_dir
-from .crosslingual_result import CrosslingualResult
+from ..results.crosslingual import CrosslingualResult
 from .joins import answered_in_both, mismatch_text
 from .links import Link, Unlinkable, find_link, linked_pairs
 from .pairing import data_identity
@@ -251,7 +251,7 @@ def crosslingual(
         result.occupations.to_csv(target / "crosslingual_occupations.csv", index=False)
         if not result.mismatches.empty:
             result.mismatches.to_csv(target / "crosslingual_mismatches.csv", index=False)
-        from .crosslingual_report import write_crosslingual
+        from ..report.crosslingual_page import write_crosslingual
 
         write_crosslingual(result, target)
     return result

@@ -35,6 +35,7 @@ import pandas as pd
 from ..errors import DatasetError, ScoringError, TaskError
 from ..report.index import sample_banner
 from ..report.rundir import RunDir, load_predictions, load_run_dir
+from ..results.diff import DIFF_COLUMNS, DiffResult, summary_rows
 from ..scoring.answer_quality import (
     built_on_degenerate,
     invalid_share,
@@ -44,7 +45,6 @@ from ..scoring.answer_quality import (
 from ..scoring.decision import describe_family
 from ..scoring.paired import bootstrap_p, holm
 from ..scoring.stats import percentile_ci
-from .diff_result import DIFF_COLUMNS, DiffResult, summary_rows
 from .pairing import (
     COREF_COLUMN,
     MCNEMAR_COLUMNS,
@@ -320,7 +320,7 @@ def diff(
         replicates=kept,
     )
     if out is not None:
-        from .difference_report import write_diff
+        from ..report.diff_page import write_diff
 
         write_diff(result, Path(out))
     return result

@@ -24,7 +24,7 @@ from .plots import run_figures
 from .tables import macro_cells, metric_tables, records_table
 
 if TYPE_CHECKING:
-    from ..results import RunResult
+    from ..results.run import RunResult
 
 EXAMPLE_LIMIT = 12
 

@@ -10,7 +10,7 @@ import pandas as pd
 from .identity import identity_lines, store_note, tags_text
 
 if TYPE_CHECKING:
-    from ..results import RunResult
+    from ..results.run import RunResult
 
 
 def fmt(x: float | None, digits: int = 3) -> str:

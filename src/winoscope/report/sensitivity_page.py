@@ -18,7 +18,7 @@ from .._version import __version__
 from .tables import fmt, fmt_ci
 
 if TYPE_CHECKING:
-    from ..results import SensitivityResult
+    from ..results.run import SensitivityResult
 
 MANIFEST = "sensitivity.json"
 DISPLAY_COLUMNS = ["metric", "mean [95% CI]", "min", "max", "sd", "templates"]

@@ -3,7 +3,7 @@ template.
 
 Each panel shows every template's value with its item-level 95% interval (that template's own
 bootstrap), a vertical line at the mean over templates and a band for the two-level interval
-(templates and items resampled, see :mod:`winoscope.sensitivity`). Signed gaps get a dotted
+(templates and items resampled, see :mod:`winoscope.studies.sensitivity`). Signed gaps get a dotted
 zero line. Drawn on an explicit :class:`~matplotlib.figure.Figure` inside the report style's
 local ``rc_context``: no backend is selected and no global rcParams change.
 """

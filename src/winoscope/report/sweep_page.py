@@ -1,4 +1,4 @@
-"""The sweep page: headline metrics and utility against the swept value (:mod:`winoscope.sweeps`).
+"""The sweep page: headline metrics and utility against the swept value (:mod:`winoscope.studies.sweep`).
 
 ``write_sweep(result, out)`` writes::
 
@@ -32,7 +32,7 @@ from .figures import BLUE, GREY, VERMILLION, ReportFigure, new_figure, plain, sa
 from .tables import fmt, fmt_ci, is_missing
 
 if TYPE_CHECKING:
-    from ..results import SweepResult
+    from ..results.run import SweepResult
 
 ALPHA = 0.05
 

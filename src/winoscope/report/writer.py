@@ -26,7 +26,7 @@ from .html import write_run_html
 from .markdown import render_markdown
 
 if TYPE_CHECKING:
-    from ..results import RunResult
+    from ..results.run import RunResult
 
 
 def predictions_for_export(pred: pd.DataFrame) -> pd.DataFrame:

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..sweeps import point_dir_name
 from ..tags import tag_sort_key, tag_value
 from .spec import ModelSpec, Study
+from .sweep import point_dir_name
 
 MARKER = "study-cell.json"
 CHECKPOINT_DIR = re.compile(r"checkpoint[-_](\d+)$")

@@ -69,8 +69,8 @@ def point_backend(study: Study, job: Job, value: Any) -> Iterator[Any]:
 
 
 def _run_cell(study: Study, cell: Cell, backend: Any) -> dict[str, Any]:
-    from ..run_config import RunConfig
-    from ..runner import run
+    from ..runs.config import RunConfig
+    from ..runs.runner import run
 
     task = next(t for t in study.tasks if t.name == cell.task)
     settings: dict[str, Any] = {

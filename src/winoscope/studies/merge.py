@@ -1,6 +1,6 @@
 """The study directory's merged pages, read from the run directories whichever node wrote them:
 for every model (and template) a sweep page over its values against its reference
-(:mod:`winoscope.report.sweep_page`, the tables of :mod:`winoscope.sweep_tables`), one
+(:mod:`winoscope.report.sweep_page`, the tables of :mod:`winoscope.studies.sweep_tables`), one
 leaderboard and one comparison across every finished cell."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..results import SweepResult
+from ..results.run import SweepResult
 from .cells import Cell, Job, template_dir
 from .spec import Study
 
@@ -18,7 +18,7 @@ def sweep_from_runs(study: Study, job: Job, template: str | None, out: Path) -> 
     """One model's sweep from its finished cells (None when its reference is unfinished)."""
     from ..report.rundir import load_run_dir
     from ..report.sweep_page import write_sweep
-    from ..sweep_tables import (
+    from .sweep_tables import (
         degenerate_points,
         point_table,
         sample_banner,

@@ -125,7 +125,7 @@ def test_score_cli_defaults_to_superlim_and_names_it(raw, tmp_path) -> None:
 def test_unknown_convention_fails_before_any_request() -> None:
     from winoscope.errors import TaskError
     from winoscope.records import CHOICE_PROTOCOLS, NO_MODES, Description
-    from winoscope.runner import run
+    from winoscope.runs.runner import run
 
     class Never:
         kind = model = "never"

@@ -216,7 +216,7 @@ def test_task_run_with_conll_resolver_output(
 ) -> None:
     """``winoscope run winobias-en/coref --model file:DIR`` on gold and swapped-antecedent output:
     character-span scoring through the task equals token-span scoring of the files."""
-    from winoscope import runner
+    from winoscope.runs import runner
 
     occupations = _occupations(conll_dir(shared_data))
     gold_dir, swap_dir = tmp_path / "gold", tmp_path / "swap"
@@ -251,7 +251,7 @@ def test_task_run_with_conll_resolver_output(
 
 
 def test_english_predictions_rescore_identically(shared_data: Path, tmp_path: Path) -> None:
-    from winoscope import runner
+    from winoscope.runs import runner
 
     data = conll_dir(shared_data)
     rr = runner.run("winobias-en/coref", "baseline:first", data=data, n_boot=20, out=tmp_path / "r")

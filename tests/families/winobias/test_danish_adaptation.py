@@ -133,7 +133,7 @@ def test_the_language_brings_its_prompt_templates(danish_task) -> None:  # type:
     """The task declares language da, so Danish's wordings are its templates to vary (no
     table of tasks and languages anywhere)."""
     from winoscope import prompt_templates
-    from winoscope.sensitivity import run_templates
+    from winoscope.studies.sensitivity import run_templates
 
     assert danish_task.language == "da"
     assert [t.name for t in prompt_templates.builtin_for(danish_task)] == [

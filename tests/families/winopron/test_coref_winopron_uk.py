@@ -9,10 +9,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from winoscope import runner
 from winoscope.families.winopron.coref_tasks import winopron_items
 from winoscope.families.winopron.dataset import UK as winopron_uk
 from winoscope.families.winopron.dataset import UK_PRONOUN_FORMS
+from winoscope.runs import runner
 
 # hand-worked per-document values (see tests/families/winobias/test_coref_winobias_en.py): CoNLL F1 of a document
 # whose pronoun is dropped: MUC 0, B3 F1 0.4, CEAF-e 2/3.

@@ -154,7 +154,7 @@ def test_cli_run_and_tasks_listing(tmp_path: Path) -> None:
 
 
 def test_demo_covers_winopron_uk(tmp_path: Path) -> None:
-    from winoscope.demo import demo_tasks, run_demo
+    from winoscope.studies.demo import demo_tasks, run_demo
 
     assert "winopron-uk" in demo_tasks()
     table = run_demo(tmp_path / "demo", quiet=True, tasks=("winopron-uk",), lm=False)

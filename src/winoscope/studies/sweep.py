@@ -36,9 +36,10 @@ from typing import Any
 
 import pandas as pd
 
-from .errors import TaskError
-from .results import SweepResult
-from .run_config import RunConfig
+from ..errors import TaskError
+from ..results.run import SweepResult
+from ..runs.config import RunConfig
+from ..tags import format_tags, normalize_tags, tag_sort_key, tag_value
 from .sweep_tables import (
     degenerate_points,
     point_table,
@@ -46,7 +47,6 @@ from .sweep_tables import (
     sorted_table,
     utility_table,
 )
-from .tags import format_tags, normalize_tags, tag_sort_key, tag_value
 
 PointSource = Mapping[Any, Any] | Callable[[Any], Any]
 
@@ -104,7 +104,7 @@ def _utility_numbers(
     elif isinstance(utility, str | Path) and (
         str(utility).endswith(".csv") or Path(str(utility)).is_file()
     ):
-        from .errors import DatasetError
+        from ..errors import DatasetError
 
         path = Path(str(utility))
         if not path.is_file():
@@ -164,18 +164,18 @@ def sweep(
 
     >>> def steered(alpha):                                               # doctest: +SKIP
     ...     return add_hook_and_wrap(model, alpha)                         # your hook
-    >>> s = winoscope.sweeps("winobias-uk", steered, values=[0, 2, 4, 8],  # doctest: +SKIP
+    >>> s = winoscope.studies.sweep("winobias-uk", steered, values=[0, 2, 4, 8],  # doctest: +SKIP
     ...                     key="alpha", reference=0, out="sweeps/steer")
 
     ``run_options`` go to every :func:`winoscope.run` (``data``, ``limit``,
-    ``scorer_options`` ...), or ``config`` (a :class:`~winoscope.run_config.RunConfig`) gives
+    ``scorer_options`` ...), or ``config`` (a :class:`~winoscope.runs.config.RunConfig`) gives
     every point's settings, its task, model, ``out`` and tags replaced by the point's; ``tags``
     are added to every point's own ``{key: value}``. ``reference_reason`` says why the
     reference is the reference on the page (default: ``given as reference`` or ``the first
     point given``).
     """
-    from .runner import run
-    from .tags import check_key
+    from ..runs.runner import run
+    from ..tags import check_key
 
     started = time.time()
     if config is not None:
@@ -260,7 +260,7 @@ def sweep(
         },
         out=out_dir,
     )
-    from .report.sweep_page import write_sweep
+    from ..report.sweep_page import write_sweep
 
     write_sweep(result, out_dir)
     return result

@@ -23,7 +23,10 @@ import pandas as pd
 
 from .._version import __version__
 from ..jsonio import write_json
-from ..report.figures import (
+from ..results.diff import DiffResult, summary_rows
+from ..scoring.decision import fmt_interval, fmt_signed, goodness, side
+from ..scoring.metric import get_metric
+from .figures import (
     ReportFigure,
     SavedFigure,
     forest,
@@ -33,18 +36,15 @@ from ..report.figures import (
     save_figure,
     styled,
 )
-from ..report.html import environment
-from ..report.plots import stratum_label
-from ..scoring.decision import fmt_interval, fmt_signed, goodness, side
-from ..scoring.metric import get_metric
-from .diff_result import DiffResult, summary_rows
+from .html import environment
+from .plots import stratum_label
 
 
 def _num(x: Any, digits: int = 3, signed: bool = False) -> str:
     """A number for the tables (``–`` when missing), by the shared formatters: a value within
     the decision tolerance of 0 prints as 0."""
-    from ..report.tables import fmt
     from ..scoring.decision import fmt_signed
+    from .tables import fmt
 
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
@@ -154,7 +154,7 @@ def markdown(result: DiffResult) -> str:
 def latex(result: DiffResult) -> str:
     """One booktabs table: declared labels, A, B, the change with its interval under it, and
     Holm's p for the headline hypotheses (``expl.``: exploratory, unadjusted p in the CSV)."""
-    from ..report.latex import escape, interval, number, table, tex_label, wrap_left
+    from .latex import escape, interval, number, table, tex_label, wrap_left
 
     rows = []
     sub = result.table[summary_rows(result.table)]

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .backends.base import Backend
-    from .datasets.base import Dataset
-    from .protocols.cloze import ClozeTemplate
-    from .protocols.forced_choice import PromptTemplate
-    from .tasks.base import Task
+    from ..backends.base import Backend
+    from ..datasets.base import Dataset
+    from ..protocols.cloze import ClozeTemplate
+    from ..protocols.forced_choice import PromptTemplate
+    from ..tasks.base import Task
 
 
 @dataclass(frozen=True)

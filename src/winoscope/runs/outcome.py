@@ -9,17 +9,17 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from ._version import __version__
-from .backends.base import Backend, model_label
-from .environment import environment
-from .errors import TaskError
-from .records import Response
+from .._version import __version__
+from ..backends.base import Backend, model_label
+from ..environment import environment
+from ..errors import TaskError
+from ..records import Response
 
 if TYPE_CHECKING:
-    from .datasets.base import Dataset
-    from .protocols.cloze import ClozeTemplate
-    from .protocols.forced_choice import PromptTemplate
-    from .tasks.base import Task
+    from ..datasets.base import Dataset
+    from ..protocols.cloze import ClozeTemplate
+    from ..protocols.forced_choice import PromptTemplate
+    from ..tasks.base import Task
 
 
 def check_failed_share(share: float) -> None:

@@ -2,7 +2,7 @@
 writes them (so ``report`` never imports ``runner`` or ``sensitivity``).
 
 :class:`RunResult` is one task asked of one model; :class:`SensitivityResult` is one task asked
-through several prompt templates (:func:`winoscope.sensitivity.run_templates`).
+through several prompt templates (:func:`winoscope.studies.sensitivity.run_templates`).
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .datasets.base import Dataset, Issue
-    from .protocols.cloze import ClozeTemplate
-    from .protocols.forced_choice import PromptTemplate
-    from .scoring.base import ScoreResult
-    from .tasks.base import Task
+    from ..datasets.base import Dataset, Issue
+    from ..protocols.cloze import ClozeTemplate
+    from ..protocols.forced_choice import PromptTemplate
+    from ..scoring.base import ScoreResult
+    from ..tasks.base import Task
 
 
 @dataclass(eq=False)
@@ -117,7 +117,7 @@ class SensitivityResult:
         man = self.manifest or {}
         names = [str(getattr(t, "name", t)) for t in self.templates]
         heads = self.summary[self.summary["headline"].astype(bool)].head(_HEADLINES)
-        from .scoring.metric import signed_gap_metrics
+        from ..scoring.metric import signed_gap_metrics
 
         gaps = set(signed_gap_metrics(list(heads["metric"].astype(str))))
         failed = sum(int((r.manifest.get("outcome") or {}).get("failed", 0)) for r in self.runs)
@@ -241,8 +241,8 @@ def _with_interval(value: object, lo: object, hi: object, signed: bool) -> str:
 
 def _model_text(manifest: dict[str, Any]) -> str:
     """The model spec with the run's tags: ``hf:base [alpha=4 method=steer]``."""
-    from .backends.base import model_display
-    from .tags import format_tags
+    from ..backends.base import model_display
+    from ..tags import format_tags
 
     spec = model_display(manifest.get("model") or {})
     tags = manifest.get("tags")
@@ -269,7 +269,7 @@ def _data_text(manifest: dict[str, Any]) -> str:
 def _headline_rows(metrics: pd.DataFrame | None) -> list[tuple[str, str]]:
     """The headline macro metrics with their intervals, from the tidy metrics table (metric,
     split, type, value, ci_low, ci_high); the single stratum of a task without a macro row."""
-    from .scoring.metric import headline_metrics, signed_gap_metrics
+    from ..scoring.metric import headline_metrics, signed_gap_metrics
 
     if metrics is None or metrics.empty or "metric" not in metrics.columns:
         return [("headline", "no metrics")]
@@ -290,7 +290,7 @@ def _headline_rows(metrics: pd.DataFrame | None) -> list[tuple[str, str]]:
 def _quality_rows(manifest: dict[str, Any], result: Any) -> list[tuple[str, str]]:
     """The invalid and failed rates, the reused and asked answers, and the degenerate-run
     warning (first, when there is one)."""
-    from .scoring.answer_quality import quality_of, quality_text, short_warning
+    from ..scoring.answer_quality import quality_of, quality_text, short_warning
 
     q = quality_of(manifest, getattr(result, "counts", ()))
     warning = short_warning(q)

@@ -26,7 +26,8 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
-from ..report.figures import (
+from ..results.crosslingual import CrosslingualResult
+from .figures import (
     BLUE,
     VERMILLION,
     ReportFigure,
@@ -37,9 +38,8 @@ from ..report.figures import (
     save_figure,
     styled,
 )
-from ..report.html import environment
-from ..report.plots import stratum_label
-from .crosslingual_result import CrosslingualResult
+from .html import environment
+from .plots import stratum_label
 
 
 def is_gap(metric: object) -> bool:
@@ -53,8 +53,8 @@ def is_gap(metric: object) -> bool:
 def _num(x: Any, digits: int = 3, signed: bool = False) -> str:
     """A number for the tables (``–`` when missing), by the shared formatters: a value within
     the decision tolerance of 0 prints as 0."""
-    from ..report.tables import fmt
     from ..scoring.decision import fmt_signed
+    from .tables import fmt
 
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
@@ -268,8 +268,8 @@ def forest_figure(result: CrosslingualResult) -> ReportFigure | None:
 def latex(result: CrosslingualResult) -> str:
     """booktabs: per summary metric (declared label), each language's value and UK - EN with
     its 95% paired interval under it, in one column of a paper."""
-    from ..report.latex import escape, interval, number, table, tex_label, wrap_left
     from ..scoring.metric import get_metric
+    from .latex import escape, interval, number, table, tex_label, wrap_left
 
     macro = result.table[result.table["split"] == "macro"]
     body = [

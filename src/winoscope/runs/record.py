@@ -14,15 +14,15 @@ from typing import Any
 
 import pandas as pd
 
-from .datasets.validation import manifest_entry
-from .protocols.answer_pattern import invalid_pattern
-from .protocols.cloze import ORDER_NOTE, ClozeTemplate
-from .protocols.forced_choice import letter_mass_summary
-from .records import Description, Response
-from .run_plan import RunPlan
-from .runner_outcome import build_manifest, run_outcome
-from .scoring.answer_quality import answer_quality
-from .scoring.base import ScoreResult
+from ..datasets.validation import manifest_entry
+from ..protocols.answer_pattern import invalid_pattern
+from ..protocols.cloze import ORDER_NOTE, ClozeTemplate
+from ..protocols.forced_choice import letter_mass_summary
+from ..records import Description, Response
+from ..scoring.answer_quality import answer_quality
+from ..scoring.base import ScoreResult
+from .outcome import build_manifest, run_outcome
+from .plan import RunPlan
 
 
 @dataclass(frozen=True)

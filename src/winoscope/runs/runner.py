@@ -1,12 +1,12 @@
 """The evaluation flow as stages: plan -> ask -> predict -> score -> record.
 
-:func:`run` takes a :class:`~winoscope.run_config.RunConfig` (or its settings as keywords) and
-passes it through five stages, each returning a typed record: :func:`~winoscope.run_plan.plan`
-(a :class:`~winoscope.run_plan.RunPlan`: data, backend, protocol, template, requests),
-:func:`ask` (:class:`~winoscope.run_record.Answers`), :func:`predict`
-(:class:`~winoscope.run_record.Predicted`), :func:`score_answers` (the scorer's
+:func:`run` takes a :class:`~winoscope.runs.config.RunConfig` (or its settings as keywords) and
+passes it through five stages, each returning a typed record: :func:`~winoscope.runs.plan.plan`
+(a :class:`~winoscope.runs.plan.RunPlan`: data, backend, protocol, template, requests),
+:func:`ask` (:class:`~winoscope.runs.record.Answers`), :func:`predict`
+(:class:`~winoscope.runs.record.Predicted`), :func:`score_answers` (the scorer's
 :class:`~winoscope.scoring.base.ScoreResult`) and :func:`record` (the
-:class:`~winoscope.results.RunResult`, its manifest built once from the records, and the run
+:class:`~winoscope.results.run.RunResult`, its manifest built once from the records, and the run
 directory when ``out`` is given).
 """
 
@@ -19,22 +19,22 @@ from typing import Any
 
 import pandas as pd
 
-from .backends import Backend, model_label
-from .backends.store import ResponseStore, plan_run
-from .datasets.base import Issue
-from .datasets.validation import ValidationFailed
-from .progress import track
-from .protocols.forced_choice import apply_failed_policy
-from .records import Request, Response
-from .results import RunResult
-from .run_config import RunConfig
-from .run_plan import RunPlan, leave_out_blocking, plan, response_store_path
-from .run_record import Answers, Predicted, run_manifest
-from .runner_outcome import error_summary
-from .scoring.base import ScoreResult
-from .scoring.options import scorer_options as checked_scorer_options
-from .tasks import Task, get_task
-from .tasks.base import validate_dataset
+from ..backends import Backend, model_label
+from ..backends.store import ResponseStore, plan_run
+from ..datasets.base import Issue
+from ..datasets.validation import ValidationFailed
+from ..progress import track
+from ..protocols.forced_choice import apply_failed_policy
+from ..records import Request, Response
+from ..results.run import RunResult
+from ..scoring.base import ScoreResult
+from ..scoring.options import scorer_options as checked_scorer_options
+from ..tasks import Task, get_task
+from ..tasks.base import validate_dataset
+from .config import RunConfig
+from .outcome import error_summary
+from .plan import RunPlan, leave_out_blocking, plan, response_store_path
+from .record import Answers, Predicted, run_manifest
 
 __all__ = [
     "RunConfig",
@@ -138,7 +138,7 @@ def record(p: RunPlan, answers: Answers, predicted: Predicted, result: ScoreResu
         validation=p.issues,
     )
     if p.config.out is not None:
-        from .report import write_run
+        from ..report import write_run
 
         rr.out_dir = write_run(rr, Path(p.config.out))
     return rr
@@ -155,7 +155,7 @@ def run(
     >>> r.metrics.query("split == 'macro'")                                     # doctest: +SKIP
     >>> r = run(RunConfig("winobias-uk", "baseline:agreement", n_boot=500))     # doctest: +SKIP
 
-    The settings are those of :class:`~winoscope.run_config.RunConfig`:
+    The settings are those of :class:`~winoscope.runs.config.RunConfig`:
 
     Answers of cacheable backends are stored in ``OUT/responses.sqlite`` (or the file given as
     ``store``; ``store=False`` disables it) as they arrive, so rerunning into the same directory
@@ -232,7 +232,7 @@ def score(
     whose declared default differs for predictions made elsewhere takes that default here
     (SweWinogender's label convention is SuperLim's, ``labels="superlim"``, as a SuperLim
     submission is read)."""
-    from .datasets.sources import SourceInfo, read_table
+    from ..datasets.sources import SourceInfo, read_table
 
     t = get_task(task) if isinstance(task, str) else task
     apply_failed_policy(

@@ -1,4 +1,4 @@
-"""The first stage of a run: from a :class:`~winoscope.run_config.RunConfig` to a
+"""The first stage of a run: from a :class:`~winoscope.runs.config.RunConfig` to a
 :class:`RunPlan`, everything decided before a model is asked.
 
 The plan loads and validates the data (blocking findings stop it, or leave their rows out with
@@ -18,22 +18,22 @@ from typing import Any
 
 import pandas as pd
 
-from .backends import Backend, create_backend, model_label
-from .backends.base import check_backend
-from .backends.store import STORE_FILE
-from .datasets.base import Dataset, Issue
-from .datasets.validation import BLOCKING_HINT, ValidationFailed, blocking
-from .errors import TaskError
-from .limit import check_limit, limit_run
-from .protocols.cloze import ClozeTemplate
-from .protocols.forced_choice import PromptTemplate, apply_failed_policy
-from .records import Request
-from .run_config import RunConfig
-from .runner_outcome import check_failed_share
-from .scoring.options import scorer_options
-from .tags import normalize_tags
-from .tasks import TASKS, Task, get_task
-from .tasks.base import Template, validate_dataset
+from ..backends import Backend, create_backend, model_label
+from ..backends.base import check_backend
+from ..backends.store import STORE_FILE
+from ..datasets.base import Dataset, Issue
+from ..datasets.validation import BLOCKING_HINT, ValidationFailed, blocking
+from ..errors import TaskError
+from ..limit import check_limit, limit_run
+from ..protocols.cloze import ClozeTemplate
+from ..protocols.forced_choice import PromptTemplate, apply_failed_policy
+from ..records import Request
+from ..scoring.options import scorer_options
+from ..tags import normalize_tags
+from ..tasks import TASKS, Task, get_task
+from ..tasks.base import Template, validate_dataset
+from .config import RunConfig
+from .outcome import check_failed_share
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ def resolve_template(
 ) -> Template:
     """The run's template, of the kind the protocol's binding takes: the one given (an object,
     a registered name, a file or the text), else the binding's default."""
-    from .prompt_templates import check_kind, resolve, template_noun
+    from ..prompt_templates import check_kind, resolve, template_noun
 
     binding = task.protocols[protocol]
     kind = binding.template_kind
@@ -139,7 +139,7 @@ def leave_out_blocking(
     ds: Dataset, issues: list[Issue], skip_bad_rows: bool
 ) -> tuple[Dataset, dict[str, Any] | None]:
     """Stop on blocking findings (exit 1), or leave their rows out with ``skip_bad_rows``."""
-    from .datasets.base import leave_out
+    from ..datasets.base import leave_out
 
     stop = blocking(issues)
     if not stop:
@@ -224,7 +224,7 @@ def run_identity(task: str, model: Mapping[str, Any]) -> dict[str, str]:
     The weights, hooks and adapters under the same label, path or adapter folder may change
     between runs into one directory (the store asks again, as the documentation of live
     models describes): the spec and the folders are the user's names for the model."""
-    from .backends.base import model_display
+    from ..backends.base import model_display
 
     return {"task": task, "model": model_display(model)}
 

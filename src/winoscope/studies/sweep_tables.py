@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from .tags import tag_sort_key
+from ..tags import tag_sort_key
 
 SWEEP_COLUMNS = [
     "task",
@@ -42,14 +42,14 @@ def metric_rows(
     task: str, value: Any, point: Any, is_ref: bool, rr: Any, where: Path
 ) -> list[dict[str, Any]]:
     """The headline and overall metrics of one run's summary stratum."""
-    from .compare.diff_result import summary_rows
-    from .scoring.answer_quality import quality_of
-    from .scoring.metric import get_metric, headline_metrics
+    from ..results.diff import summary_rows
+    from ..scoring.answer_quality import quality_of
+    from ..scoring.metric import get_metric, headline_metrics
 
     q = quality_of(rr.manifest, rr.counts)  # a RunResult or a RunDir read back
     m = rr.metrics
     summary = m[summary_rows(m)]
-    from .scoring.decision import absolute_twin
+    from ..scoring.decision import absolute_twin
 
     names = list(dict.fromkeys(summary["metric"].astype(str)))
     heads = headline_metrics(names, limit=4)
@@ -100,7 +100,7 @@ def point_table(
     """Every task's metric rows at each value it has a run for, each non-reference point
     paired against the reference's run, Holm-adjusted across the points: the table both a
     sweep run in one process and a study merged from run directories report."""
-    from .compare.difference import diff
+    from ..compare.difference import diff
 
     rows: list[dict[str, Any]] = []
     for name in names:
@@ -118,7 +118,7 @@ def point_table(
 
 def sample_banner(runs: Any) -> str | None:
     """The bundled-sample banner when any run was scored on a bundled sample."""
-    from .report.rundir import SAMPLE_BANNER
+    from ..report.rundir import SAMPLE_BANNER
 
     def sample(rr: Any) -> bool:
         ds = rr.manifest.get("dataset") or {}
@@ -160,7 +160,7 @@ def add_differences(rows: list[dict[str, Any]], task: str, point: Any, table: pd
 
 
 def holm_across_points(table: pd.DataFrame) -> pd.DataFrame:
-    from .scoring.paired import holm
+    from ..scoring.paired import holm
 
     table = table.copy()
     comp = ~table["reference"].astype(bool)
@@ -183,7 +183,7 @@ def utility_metric(names: Sequence[str]) -> str | None:
     """A task's utility number: its declared overall score, else its first headline score
     (accuracy or F1) that is not restricted to a condition or gender (WinoPron reports
     accuracy by context, not overall)."""
-    from .scoring.metric import get_metric, headline_metrics
+    from ..scoring.metric import get_metric, headline_metrics
 
     overall = [m for m in names if get_metric(m).role == "overall"]
     if overall:
@@ -201,7 +201,7 @@ def utility_table(
     runs: Mapping[tuple[str, Any], Any],
     supplied: tuple[dict[Any, tuple[float, float, float]], str] | None,
 ) -> tuple[pd.DataFrame, str]:
-    from .compare.diff_result import summary_rows
+    from ..results.diff import summary_rows
 
     rows = []
     if supplied is not None:

@@ -9,14 +9,14 @@ from typing import Any
 
 import pandas as pd
 
-from .backends.base import Backend, create_backend
-from .backends.baselines import PICKERS
-from .backends.hf import gemma
-from .report.markdown import fmt
-from .results import RunResult
-from .runner import run
-from .tasks import TASKS
-from .tasks.family import family_of
+from ..backends.base import Backend, create_backend
+from ..backends.baselines import PICKERS
+from ..backends.hf import gemma
+from ..report.markdown import fmt
+from ..results.run import RunResult
+from ..runs.runner import run
+from ..tasks import TASKS
+from ..tasks.family import family_of
 
 
 def demo_tasks() -> tuple[str, ...]:
@@ -105,8 +105,8 @@ def run_demo(
 def write_demo_index(results: list[RunResult], out: Path) -> Path:
     """``OUT/index.html``: the comparison of every demo run (``OUT/comparison``) and each run's
     report on one page."""
-    from .report.compare import compare_runs
-    from .report.index import Page, write_index
+    from ..report.compare import compare_runs
+    from ..report.index import Page, write_index
 
     dirs = [rr.out_dir for rr in results if rr.out_dir is not None]
     cmp = compare_runs(dirs, out / "comparison")

@@ -1,6 +1,6 @@
 """Prompt sensitivity: one task asked through several prompt templates.
 
-:func:`run_templates` runs the ordinary single-template :func:`winoscope.runner.run` once per
+:func:`run_templates` runs the ordinary single-template :func:`winoscope.runs.runner.run` once per
 template, with one backend and one response store (``OUT/responses.sqlite``; a template's name
 and text are part of the stored answers' key, so every template keeps its own answers and a
 rerun resumes each). Each template's run is a normal run directory ``OUT/<template>/``, so
@@ -36,19 +36,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import prompt_templates as registry
-from ._version import __version__
-from .backends import Backend, model_label
-from .errors import TaskError
-from .protocols.cloze import ClozeTemplate
-from .protocols.forced_choice import PromptTemplate
-from .results import RunResult, SensitivityResult
-from .run_config import RunConfig
-from .run_plan import choose_protocol, load_data, make_backend, response_store_path
-from .runner import run as run_one
-from .runner_outcome import check_failed_share
-from .scoring.across_prompts import TEMPLATE_STREAM, summarise
-from .tasks import Task, get_task
+from .. import prompt_templates as registry
+from .._version import __version__
+from ..backends import Backend, model_label
+from ..errors import TaskError
+from ..protocols.cloze import ClozeTemplate
+from ..protocols.forced_choice import PromptTemplate
+from ..results.run import RunResult, SensitivityResult
+from ..runs.config import RunConfig
+from ..runs.outcome import check_failed_share
+from ..runs.plan import choose_protocol, load_data, make_backend, response_store_path
+from ..runs.runner import run as run_one
+from ..scoring.across_prompts import TEMPLATE_STREAM, summarise
+from ..tasks import Task, get_task
 
 BUILTIN = "builtin"  # a templates entry that stands for the task's built-in set
 
@@ -114,7 +114,7 @@ def run_templates(
 
     ``templates`` are registered names (:mod:`winoscope.prompt_templates`), files, texts or
     template objects; ``None`` (or the entry ``"builtin"``) asks the task's built-in templates.
-    The settings are those of :func:`winoscope.run` (a :class:`~winoscope.run_config.RunConfig`
+    The settings are those of :func:`winoscope.run` (a :class:`~winoscope.runs.config.RunConfig`
     or its fields as keywords), applied to each template's run; ``out`` is the folder holding
     one run directory per template.
     """
@@ -163,13 +163,13 @@ def run_templates(
     manifest["responses"] = {"store": None if store_path is None else store_path.name}
     partial = runs[0].manifest.get("partial")
     if partial:  # --limit: every template asked the same part of the data
-        from .limit import partial_note
+        from ..limit import partial_note
 
         manifest["partial"] = partial
         notes.insert(0, str(partial_note(manifest)))
     result = SensitivityResult(t, chosen, runs, per_template, summary, manifest, notes=notes)
     if out_dir is not None:
-        from .report.sensitivity_page import write_sensitivity
+        from ..report.sensitivity_page import write_sensitivity
 
         result.out_dir = write_sensitivity(result, out_dir)
     return result

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..results import _number, _summary_html, _summary_repr, _with_interval
+from .run import _number, _summary_html, _summary_repr, _with_interval
 
 
 @dataclass(frozen=True)
