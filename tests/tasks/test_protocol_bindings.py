@@ -20,7 +20,7 @@ from winoscope.protocols.cloze import EN_CLOZE
 from winoscope.records import NO_MODES, PROTOCOLS, Description, Request, Response
 from winoscope.tasks import TASKS, ProtocolBinding, Task, get_task
 
-RUN_PLAN = Path(__file__).resolve().parents[2] / "src" / "winoscope" / "run_plan.py"
+RUN_PLAN = Path(__file__).resolve().parents[2] / "src" / "winoscope" / "runs" / "plan.py"
 
 
 def _toy_requests(base: ProtocolBinding) -> Any:

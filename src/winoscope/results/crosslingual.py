@@ -1,6 +1,7 @@
-"""The result of joining a Ukrainian and an English run (see :mod:`.across_languages`).
+"""The result of joining a Ukrainian and an English run.
 
-Both the join (:mod:`.across_languages`) and its writer (:mod:`.crosslingual_report`) use it.
+The join (:mod:`winoscope.compare.across_languages`) makes it and its pages
+(:mod:`winoscope.report.crosslingual_page`) draw it.
 """
 
 from __future__ import annotations

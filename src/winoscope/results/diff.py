@@ -1,6 +1,7 @@
-"""The result of comparing two runs: B - A per metric and stratum (see :mod:`.difference`).
+"""The result of comparing two runs: B - A per metric and stratum.
 
-Both the comparison (:mod:`.difference`) and its writers (:mod:`.difference_report`) use it.
+The comparison (:mod:`winoscope.compare.difference`) makes it and its pages
+(:mod:`winoscope.report.diff_page`) draw it.
 """
 
 from __future__ import annotations

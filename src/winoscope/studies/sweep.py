@@ -164,7 +164,7 @@ def sweep(
 
     >>> def steered(alpha):                                               # doctest: +SKIP
     ...     return add_hook_and_wrap(model, alpha)                         # your hook
-    >>> s = winoscope.studies.sweep("winobias-uk", steered, values=[0, 2, 4, 8],  # doctest: +SKIP
+    >>> s = winoscope.sweep("winobias-uk", steered, values=[0, 2, 4, 8],  # doctest: +SKIP
     ...                     key="alpha", reference=0, out="sweeps/steer")
 
     ``run_options`` go to every :func:`winoscope.run` (``data``, ``limit``,
