@@ -126,7 +126,8 @@ def coerce(
         if f.name not in out.columns:
             continue
         col = out[f.name]
-        nulls = col.isna() | col.astype("string").str.strip().eq("")
+        # plain bool: pandas before 2.2 keeps the nullable "boolean" dtype, whose array is object
+        nulls = (col.isna() | col.astype("string").str.strip().eq("")).astype(bool)
         if f.required and bool(nulls.any()) and findings is not None:
             # a finding per row, the rows left out, so every problem of the file shows at once
             for i in nulls.to_numpy().nonzero()[0]:
