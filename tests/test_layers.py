@@ -277,6 +277,13 @@ def test_no_import_cycle_between_modules() -> None:
     assert module_cycles() == []
 
 
+def plant(src: Path, files: dict[str, str]) -> None:
+    """Write a planted tree: each relative path with its text."""
+    for name, text in files.items():
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        (src / name).write_text(text, encoding="utf-8")
+
+
 def test_the_checks_catch_a_planted_upward_import_and_a_planted_cycle(tmp_path: Path) -> None:
     """A small tree with the two faults these tests exist for: errors (the lowest layer)
     importing report lazily, and two report modules importing each other (one under
@@ -290,9 +297,7 @@ def test_the_checks_catch_a_planted_upward_import_and_a_planted_cycle(tmp_path: 
         "report/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import a\ny = 2\n",
         "tags.py": "from .errors import f\n",
     }
-    for name, text in files.items():
-        (src / name).parent.mkdir(parents=True, exist_ok=True)
-        (src / name).write_text(text, encoding="utf-8")
+    plant(src, files)
     assert violations(src) == {("winoscope.errors", "report"): {"errors"}}
     assert module_cycles(src) == [["winoscope.report.a", "winoscope.report.b"]]
 
@@ -315,9 +320,7 @@ def test_the_checks_read_string_imports_and_entry_points(tmp_path: Path) -> None
         "report/a.py": "x = 1\n",
         "tasks.py": "",
     }
-    for name, text in files.items():
-        (src / name).parent.mkdir(parents=True, exist_ok=True)
-        (src / name).write_text(text, encoding="utf-8")
+    plant(src, files)
     (tmp_path / "pyproject.toml").write_text(
         '[project.entry-points."winoscope.tasks"]\n'
         'low = "winoscope.errors"\nhigh = "winoscope.report.a:x"\n',
@@ -418,9 +421,7 @@ def test_the_language_rule_sees_a_planted_import(tmp_path: Path) -> None:
         "families/__init__.py": "",
         "families/f/__init__.py": "from ...languages.xx import prompts\n",
     }
-    for name, text in files.items():
-        (src / name).parent.mkdir(parents=True, exist_ok=True)
-        (src / name).write_text(text, encoding="utf-8")
+    plant(src, files)
     assert language_codes(src) == {"xx"}
     assert language_module_imports(src) == {
         "winoscope.protocols.a": {"winoscope.languages.xx"},
