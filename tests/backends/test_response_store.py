@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
 
 import winoscope
 from winoscope.backends import create_backend
-from winoscope.backends.store import STORE_FILE, ResponseStore, plan_run, scope_key
+from winoscope.backends.store import STORE_FILE, ResponseStore, plan_run
 from winoscope.errors import BackendError
 from winoscope.records import Item, Mention, Option, Request, Response
 from winoscope.testing.openai_server import StubBehaviour, pick_letter, serve_in_thread
@@ -41,17 +43,37 @@ def req(i: int, prompt: str | None = None) -> Request:
 
 
 def test_scope_depends_on_every_setting() -> None:
-    base = scope_key("openai", "m", {"mode": "chat", "temperature": 0.0}, TEMPLATE)
-    assert base == scope_key("openai", "m", {"temperature": 0.0, "mode": "chat"}, TEMPLATE)
+    """The key the store itself gives (``ResponseStore.scope``, what ``plan_run`` asks for)."""
+    st = ResponseStore(":memory:")
+    base = st.scope("openai", "m", {"mode": "chat", "temperature": 0.0}, TEMPLATE)
+    assert base == st.scope("openai", "m", {"temperature": 0.0, "mode": "chat"}, TEMPLATE)
     variants = [
-        scope_key("hf", "m", {"mode": "chat", "temperature": 0.0}, TEMPLATE),
-        scope_key("openai", "m2", {"mode": "chat", "temperature": 0.0}, TEMPLATE),
-        scope_key("openai", "m", {"mode": "chat", "temperature": 0.5}, TEMPLATE),
-        scope_key("openai", "m", {"mode": "letters", "temperature": 0.0}, TEMPLATE),
-        scope_key("openai", "m", {"mode": "chat", "temperature": 0.0}, {"name": "u"}),
-        scope_key("openai", "m", {"mode": "chat", "temperature": 0.0}, None),
+        st.scope("hf", "m", {"mode": "chat", "temperature": 0.0}, TEMPLATE),
+        st.scope("openai", "m2", {"mode": "chat", "temperature": 0.0}, TEMPLATE),
+        st.scope("openai", "m", {"mode": "chat", "temperature": 0.5}, TEMPLATE),
+        st.scope("openai", "m", {"mode": "letters", "temperature": 0.0}, TEMPLATE),
+        st.scope("openai", "m", {"mode": "chat", "temperature": 0.0}, {"name": "u"}),
+        st.scope("openai", "m", {"mode": "chat", "temperature": 0.0}, None),
     ]
     assert len({base, *variants}) == 7
+    st.close()
+
+
+def test_a_run_asks_under_its_backends_parameters(tmp_path: Path) -> None:
+    """``plan_run``'s scope changes with the backend's parameters and the template (a stored
+    answer is never served to other settings)."""
+    reqs = [req(0)]
+    st = ResponseStore(":memory:")
+    url = {"base_url": "http://127.0.0.1:9/v1"}
+
+    def scope(template: dict[str, str] | None = None, **options: object) -> str:
+        b = create_backend("openai:m", **url, **options)
+        return plan_run(b, reqs, st, template=template).scope
+
+    base = scope(TEMPLATE, temperature=0.0)
+    assert base == scope(TEMPLATE, temperature=0.0)
+    assert len({base, scope(TEMPLATE, temperature=0.5), scope(None, temperature=0.0)}) == 3
+    st.close()
 
 
 def test_roundtrip_keeps_every_answer_field(tmp_path: Path) -> None:
@@ -93,19 +115,40 @@ def test_scopes_are_described_in_the_file(tmp_path: Path) -> None:
         "params": {"mode": "chat", "temperature": 0.0},
         "template": TEMPLATE,
     }
-    assert sc == scope_key("openai", "m", {"mode": "chat", "temperature": 0.0}, TEMPLATE)
+    assert sc == hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def test_store_uses_wal_and_commits_each_row(tmp_path: Path) -> None:
+def test_store_uses_wal_and_commits_an_answer_without_a_further_write(tmp_path: Path) -> None:
+    """A quiet store's last answer is committed by its timer (within ``COMMIT_WITHIN_S``): a
+    second connection sees it with no further write or close."""
     path = tmp_path / "s.sqlite"
     st = ResponseStore(path)
     st.put("s", "h1", Response("x", "openai", "m", text="A"))
-    # a second connection sees the row at once: it was committed, not left in a transaction
     other = sqlite3.connect(path)
     assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert other.execute("SELECT count(*) FROM responses").fetchone()[0] == 1
+    deadline = time.monotonic() + 10
+    while other.execute("SELECT count(*) FROM responses").fetchone()[0] == 0:
+        assert time.monotonic() < deadline, "the answer was never committed"
+        time.sleep(0.01)
     other.close()
     st.close()
+
+
+def test_answers_that_arrive_together_share_a_commit(tmp_path: Path) -> None:
+    """A burst of 3,000 answers takes a handful of commits, not one each; closing commits the
+    rest, and every answer is in the file."""
+    path = tmp_path / "s.sqlite"
+    st = ResponseStore(path)
+    statements: list[str] = []
+    st._db.set_trace_callback(statements.append)
+    for i in range(3000):
+        st.put("s", f"h{i}", Response(f"r{i}", "openai", "m", option_logprobs=(-0.5, -1.5)))
+    st.close()
+    commits = sum(1 for s in statements if s.strip().upper() == "COMMIT")
+    assert 3 <= commits <= 300, commits  # 1,024 at most in one commit
+    other = sqlite3.connect(path)
+    assert other.execute("SELECT count(*) FROM responses").fetchone()[0] == 3000
+    other.close()
 
 
 def test_a_file_that_is_not_a_store_is_one_clear_error(tmp_path: Path) -> None:
