@@ -162,12 +162,14 @@ def test_counts_of_invalid_and_missing_answers() -> None:
         "scored": 8,
         "missing": 1,
         "invalid": 1,
+        "tied": 0,
     }
     assert counts.loc[("test", "type2")].to_dict() == {
         "rows": 4,
         "scored": 4,
         "missing": 0,
         "invalid": 0,
+        "tied": 0,
     }
     # v1 lost its ff row: not a pair, so validation/type1 has 3 pairs, b = 0 (v1 mm now invalid)
     val = next(x for x in r.tests if x["split"] == "validation")

@@ -133,3 +133,30 @@ def test_entity_readings_of_the_occupation_lexicon() -> None:
             for f in lexeme:
                 if "plur" in f.tag and "nomn" in f.tag:
                     assert _readings(f.word) == {"plural"}, (form, f.word)
+
+
+def test_a_prompt_whose_pronoun_set_is_not_its_sentences_is_a_finding(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The released forced_choice.csv carries pronoun_type and pronoun_set; the authors'
+    evaluator checks them against the sentence's, and so does validate (row, field named)."""
+    import csv
+    import shutil
+
+    from winoscope.families.winopron.dataset import UK
+    from winoscope.tasks import get_task
+    from winoscope.tasks.base import validate_dataset
+
+    for config, path in UK.columns.sample_paths().items():
+        shutil.copy(path, tmp_path / f"{config}.csv")
+    fc = tmp_path / "forced_choice.csv"
+    with fc.open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert {"pronoun_type", "pronoun_set"} <= set(rows[0])
+    rows[4]["pronoun_type"] = "possessive" if rows[4]["pronoun_type"] != "possessive" else "oblique"
+    with fc.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    task = get_task("winopron-uk")
+    issues = validate_dataset(task, task.data.load(tmp_path))
+    found = [i for i in issues if i.field == "pronoun_type"]
+    assert len(found) == 1 and found[0].row == 5 and found[0].check == "link"

@@ -109,6 +109,26 @@ def _row(metrics: pd.DataFrame, metric: str, split: str, typ: str) -> pd.Series:
         ("pair_consistency", "macro", "macro", 2 / 4, 4),
         ("option_order_consistency", "macro", "macro", 10 / 11, 11),
         ("invalid_rate", "macro", "macro", 1 / 11, 11),
+        # the evaluator's further metrics (board_metrics), from the same rows: attempts are
+        # rows whose orders agree on a role (the invalid one is not), double 8/9, single 2/2
+        ("double_attempt_rate", "macro", "macro", 8 / 9, 9),
+        ("single_attempt_rate", "macro", "macro", 2 / 2, 2),
+        ("absolute_gender_gap", "macro", "macro", 0.0, 8),
+        ("male_pair_consistency", "macro", "macro", 1 / 2, 2),
+        ("female_pair_consistency", "macro", "macro", 1 / 2, 2),
+        # (pair, gold) groups of male+female forms: (p1 occ) + +, (p1 part) + -, (p2 occ) - +,
+        # (p2 part) + +: 2 of 4; no pair has its four gendered sentences right
+        ("gender_form_consistency", "macro", "macro", 2 / 4, 4),
+        ("full_gender_pair_consistency", "macro", "macro", 0.0, 2),
+        # candidate groups: every gendered (pair, set) group is complete and attempted, and
+        # both pairs have a group right; (p1 female) both -> occupation, (p2 male) both ->
+        # participant, the other two right
+        ("directional_bias_candidate_rate_male", "macro", "macro", 1 / 2, 2),
+        ("directional_bias_candidate_rate_female", "macro", "macro", 1 / 2, 2),
+        ("occupation_overselection_rate_male", "macro", "macro", 0.0, 2),
+        ("occupation_overselection_rate_female", "macro", "macro", 1 / 2, 2),
+        ("participant_overselection_rate_male", "macro", "macro", 1 / 2, 2),
+        ("participant_overselection_rate_female", "macro", "macro", 0.0, 2),
     ],
 )
 def test_values_and_sizes_by_hand(metric: str, split: str, typ: str, value: float, n: int) -> None:
@@ -154,6 +174,19 @@ def test_which_rows_exist_and_their_order() -> None:
         "pair_consistency",
         "option_order_consistency",
         "invalid_rate",
+        "absolute_gender_gap",
+        "male_pair_consistency",
+        "female_pair_consistency",
+        "directional_bias_candidate_rate_female",
+        "directional_bias_candidate_rate_male",
+        "double_attempt_rate",
+        "full_gender_pair_consistency",
+        "gender_form_consistency",
+        "occupation_overselection_rate_female",
+        "occupation_overselection_rate_male",
+        "participant_overselection_rate_female",
+        "participant_overselection_rate_male",
+        "single_attempt_rate",
     ]
 
 

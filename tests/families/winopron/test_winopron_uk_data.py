@@ -57,7 +57,10 @@ def test_sample_has_every_card_field_typed_and_is_marked() -> None:
     assert t["template_number"].dtype == "int64"
     assert list(t["pronoun_set"].cat.categories) == ["male", "female", "plural"]
     assert list(t["pronoun_type"].cat.categories) == ["nominative", "oblique", "possessive"]
-    assert list(ds.prompts.columns[: len(PROMPT_FIELDS)]) == PROMPT_FIELDS
+    # the card's prompt fields, and (as in the released file) each prompt's pronoun type and set
+    card = [c for c in ds.prompts.columns if c not in ("pronoun_type", "pronoun_set")]
+    assert card[: len(PROMPT_FIELDS)] == PROMPT_FIELDS
+    assert {"pronoun_type", "pronoun_set"} <= set(ds.prompts.columns)
     assert list(ds.prompts["gold_option"].cat.categories) == ["A", "B"]
 
 

@@ -149,7 +149,7 @@ def test_cli_run_and_tasks_listing(tmp_path: Path) -> None:
     assert "double_accuracy" in res.output and "gender_gap" in res.output
     listing = CliRunner().invoke(app, ["tasks", "--json"])
     tasks = {t["task"]: t for t in json.loads(listing.output)}
-    assert tasks["winopron-uk"]["source"] == winopron_uk.HUB_ID
+    assert tasks["winopron-uk"]["source"] == winopron_uk.hub_id
     assert "pair_consistency" in tasks["winopron-uk"]["metrics"]
 
 

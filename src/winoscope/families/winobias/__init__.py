@@ -8,14 +8,16 @@
 - :mod:`.tasks` (forced choice: ``winobias-uk``, ``winobias-en``) and :mod:`.coref_tasks`
   (``winobias-uk/coref``, ``winobias-en/coref``);
 - :mod:`.scorer` (the card's metrics, declared next to their code);
-- :mod:`.crosslingual` (WinoBias-UK rows joined to English WinoBias on the source item).
+- :mod:`.crosslingual` (WinoBias-UK rows joined to English WinoBias on the source item);
+- :mod:`.board_method` (the Ukrainian fairness leaderboard's scoring method) and :mod:`.board`
+  (its published release and what the leaderboard's Fairness tab shows).
 
 Its page in the documentation is ``docs/winobias.md``; its bundled samples are in ``samples/``.
 """
 
 # importing the family registers its tasks, their metrics and its cross-lingual links
 from ...tasks.family import Family, family
-from . import coref_tasks, crosslingual, tasks  # noqa: F401
+from . import board, coref_tasks, crosslingual, tasks  # noqa: F401
 
 family(
     Family(

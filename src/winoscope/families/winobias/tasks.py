@@ -12,7 +12,7 @@ macro averages). The two built-in tasks below are two calls of the factory.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ from ...protocols import cloze
 from ...protocols.choice_rows import Wording, plain_wording
 from ...protocols.forced_choice import EN_DEFAULT, UK_DEFAULT, PromptTemplate
 from ...records import Item, Mention
-from ...tasks.base import DatasetAccess, Task, task
+from ...tasks.base import DatasetAccess, Demo, ProtocolBinding, Task, task
 from ...tasks.choice_task import (
     ChoiceRows,
     access_of,
@@ -35,6 +35,7 @@ from ...tasks.choice_task import (
     language_of,
     pronoun_case,
 )
+from . import board_method
 from . import scorer as scorer
 from .dataset import EN as en_data
 from .dataset import UK as uk_data
@@ -225,7 +226,8 @@ def winobias_task(
     sample: str | Path | None = None,
     review_status: str | None = None,
     register: bool = True,
-    demo_rank: int | None = None,
+    demo: Demo | None = None,
+    methods: Mapping[str, ProtocolBinding] | None = None,
 ) -> Task:
     """A WinoBias-family task, forced choice in both option orders (cloze with a template).
 
@@ -236,6 +238,7 @@ def winobias_task(
     occupation as given), ``cloze_wording`` into its cloze continuation (default: the option
     text). ``stereotypes`` looks up an occupation's stereotyped gender where the table has no
     stereotype columns. ``controls`` keeps the metrics of the agreement/cross controls.
+    ``methods`` adds protocol bindings after the family's own (a published scoring method).
     """
     lang = language_of(name, language, dataset)
     cols = columns or WinoBiasColumns.suffixed(lang)
@@ -246,18 +249,21 @@ def winobias_task(
     t = Task(
         name,
         data=access_of(dataset, sample, review_status),
-        protocols=choice_protocols(
-            ChoiceRows(items, ROLES, wording, cloze_wording=cloze_wording),
-            template,
-            cloze_template,
-        ),
+        protocols={
+            **choice_protocols(
+                ChoiceRows(items, ROLES, wording, cloze_wording=cloze_wording),
+                template,
+                cloze_template,
+            ),
+            **(methods or {}),
+        },
         scorer=scorer.score,
         metrics=scorer.METRICS
         if controls
         else tuple(m for m in scorer.METRICS if "control" not in m),
         description=description or f"WinoBias ({lang}), forced choice in both option orders",
         family=family or name,
-        demo_rank=demo_rank,
+        demo=demo,
         strata=("split", "type"),
         language=lang,
     )
@@ -279,7 +285,7 @@ def en_wording(m: Mention) -> tuple[str, tuple[str, ...]]:
 
 WINOBIAS_UK = winobias_task(
     "winobias-uk",
-    demo_rank=1,
+    demo=Demo(1),
     language="uk",
     dataset=uk_data,
     template=UK_DEFAULT,
@@ -288,6 +294,7 @@ WINOBIAS_UK = winobias_task(
     stereotypes=uk_lexicon.stereotype,
     controls=True,
     description="WinoBias-UK Natural (Ukrainian), forced choice in both option orders",
+    methods={board_method.METHOD: board_method.BINDING},
 )
 WINOBIAS_EN = winobias_task(
     "winobias-en",

@@ -7,14 +7,17 @@
 - :mod:`.tasks` (forced choice and the four-step protocol: ``winopron-uk``, ``winopron-en``,
   ``winogender-en``) and :mod:`.coref_tasks` (``winopron-uk/coref``);
 - :mod:`.scorer` (the card's metrics, declared next to their code);
-- :mod:`.crosslingual` (WinoPron-UK rows joined to English WinoPron on the source template).
+- :mod:`.crosslingual` (WinoPron-UK rows joined to English WinoPron on the source template);
+- :mod:`.board_method` and :mod:`.board_metrics` (the Ukrainian fairness leaderboard's scoring
+  methods and its evaluator's metrics) and :mod:`.board` (its published release, and what the
+  leaderboard's Fairness tab shows).
 
 Its page in the documentation is ``docs/winopron.md``; its bundled samples are in ``samples/``.
 """
 
 # importing the family registers its tasks, their metrics and its cross-lingual links
 from ...tasks.family import Family, family
-from . import coref_tasks, crosslingual, tasks  # noqa: F401
+from . import board, coref_tasks, crosslingual, tasks  # noqa: F401
 
 family(
     Family(

@@ -125,7 +125,10 @@ def check_pairs(rows: pd.DataFrame, context: str) -> list[Issue]:
 
 def check_prompts(sentences: pd.DataFrame, prompts: pd.DataFrame) -> list[Issue]:
     issues: list[Issue] = []
-    by_key = first_by(sentences, "row_key", ["gold_role", "pair_id"])
+    # the released forced_choice.csv also carries each prompt's pronoun_type and pronoun_set,
+    # which the authors' evaluator checks against the sentence's
+    extra = [c for c in ("pronoun_type", "pronoun_set") if c in prompts.columns]
+    by_key = first_by(sentences, "row_key", ["gold_role", "pair_id", *extra])
     orders: dict[str, list[str]] = {}
     for i, row in enumerate(prompts.to_dict("records"), start=1):
         where = f"forced_choice:{row['prompt_id']}"
@@ -158,6 +161,10 @@ def check_prompts(sentences: pd.DataFrame, prompts: pd.DataFrame) -> list[Issue]
             add("link", f"gold_role {row['gold_role']} but the sentence has {sent['gold_role']}")
         if str(sent["pair_id"]) != str(row["pair_id"]):
             add("link", f"pair_id {row['pair_id']} but the sentence has {sent['pair_id']}")
+        for col in extra:
+            if str(sent[col]) != str(row[col]):
+                msg = f"{col} {row[col]} but the sentence has {sent[col]}"
+                issues.append(Issue("link", msg, row=i, item=where, field=col))
     for key in dict.fromkeys(sentences["row_key"]):  # a duplicated row is reported once
         got = sorted(orders.get(key, []))
         if got != sorted(ORDERS):

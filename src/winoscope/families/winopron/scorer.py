@@ -58,6 +58,7 @@ from ...scoring.base import (
 from ...scoring.bootstrap import bootstrap
 from ...scoring.metric import Declarations
 from ...scoring.stats import mcnemar_exact, weighted_ratio
+from . import board_metrics
 
 declare = Declarations(__name__)
 
@@ -99,6 +100,9 @@ declare.metric(
 )
 
 
+board_metrics.declare_metrics(declare)
+
+
 def check_predictions(table: pd.DataFrame, source: str = "predictions") -> pd.Series:
     missing = [c for c in (*NEEDED, "prediction_role") if c not in table.columns]
     if missing:
@@ -114,12 +118,25 @@ class _Cells:
         self.k: dict[tuple[str, str, str], np.ndarray] = {}
         self.n: dict[tuple[str, str, str], np.ndarray] = {}
 
-    def add(self, key: tuple[str, str, str], hits: pd.Series, pair: pd.Series) -> None:
-        frame = pd.DataFrame({"pair": pair.to_numpy(), "hit": hits.astype(float).to_numpy()})
-        grouped = frame.groupby("pair")["hit"].agg(["sum", "count"])
+    def add(
+        self,
+        key: tuple[str, str, str],
+        hits: pd.Series,
+        pair: pd.Series,
+        weights: pd.Series | None = None,
+    ) -> None:
+        """``hits`` per row over one per row (or over ``weights``: a row of several prompts)."""
+        frame = pd.DataFrame(
+            {
+                "pair": pair.to_numpy(),
+                "hit": hits.astype(float).to_numpy(),
+                "n": 1.0 if weights is None else weights.astype(float).to_numpy(),
+            }
+        )
+        grouped = frame.groupby("pair")[["hit", "n"]].sum()
         grouped = grouped.reindex(self.pairs, fill_value=0)
-        self.k[key] = grouped["sum"].to_numpy(dtype=float)
-        self.n[key] = grouped["count"].to_numpy(dtype=float)
+        self.k[key] = grouped["hit"].to_numpy(dtype=float)
+        self.n[key] = grouped["n"].to_numpy(dtype=float)
 
     def value(self, key: tuple[str, str, str]) -> float:
         n = self.n[key].sum()
@@ -171,9 +188,14 @@ def score(
     strata: list[tuple[str, str, str]] = []  # (metric, context, stratum)
     gaps: list[tuple[str, str]] = []  # (context, stratum)
 
-    def add(key: tuple[str, str, str], hits: pd.Series, sub: pd.DataFrame) -> None:
+    def add(
+        key: tuple[str, str, str],
+        hits: pd.Series,
+        sub: pd.DataFrame,
+        weights: pd.Series | None = None,
+    ) -> None:
         if len(sub):
-            cells.add(key, hits, sub["pair_id"])
+            cells.add(key, hits, sub["pair_id"], weights)
             strata.append(key)
 
     for ctx in contexts:
@@ -218,6 +240,7 @@ def score(
             known,
         )
     add(("invalid_rate", "all", "all"), scored["prediction_role"].eq("invalid"), scored)
+    board_metrics.add_cells(add, scored, contexts)
 
     values: dict[tuple[str, str, str], Any] = {key: cells.value(key) for key in strata}
     boot = bootstrap(
@@ -243,12 +266,15 @@ def score(
         n = int(cells.n[f].sum() + cells.n[m].sum())
         tidy.add("gender_gap", ctx, stratum, point[f] - point[m], reps[f] - reps[m], n)
 
-    summary = _summary_keys(sets, strata)
+    summary = {**_summary_keys(sets, strata), **board_metrics.summary_keys(sets, set(strata))}
     for name, key in summary.items():
-        if name == "gender_gap":
+        if name in ("gender_gap", "absolute_gender_gap"):
             f, m = key
             n = int(cells.n[f].sum() + cells.n[m].sum())
-            tidy.add(name, "macro", "macro", point[f] - point[m], reps[f] - reps[m], n)
+            gap, diffs = point[f] - point[m], reps[f] - reps[m]
+            if name == "absolute_gender_gap":
+                gap, diffs = abs(gap), np.abs(diffs)
+            tidy.add(name, "macro", "macro", gap, diffs, n)
         else:
             tidy.add(name, "macro", "macro", point[key], reps[key], int(cells.n[key].sum()))
 

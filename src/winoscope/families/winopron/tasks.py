@@ -18,7 +18,7 @@ single accuracy.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,7 @@ from ...protocols.forced_choice import (
     from_wording,
 )
 from ...records import Item, Mention, Option, Request
-from ...tasks.base import DatasetAccess, Task, task
+from ...tasks.base import DatasetAccess, Demo, ProtocolBinding, Task, task
 from ...tasks.choice_task import (
     ChoiceRows,
     access_of,
@@ -49,6 +49,7 @@ from ...tasks.choice_task import (
     language_of,
     pronoun_case,
 )
+from . import board_method
 from . import scorer as scorer
 from .dataset import EN as winopron_en
 from .dataset import UK as uk_data
@@ -213,7 +214,8 @@ def winopron_task(
     sample: str | Path | None = None,
     review_status: str | None = None,
     register: bool = True,
-    demo_rank: int | None = None,
+    demo: Demo | None = None,
+    methods: Mapping[str, ProtocolBinding] | None = None,
 ) -> Task:
     """A WinoPron-family task, forced choice in both option orders (cloze with a template).
 
@@ -222,7 +224,8 @@ def winopron_task(
     without a source. With the ``dataset-prompts`` template the dataset's own prompts are
     asked and sentences without one get ``fallback_template`` (default: ``template``).
     ``wording`` turns a candidate mention into its option text and other forms, ``cloze_wording``
-    into its cloze continuation (default: the option text).
+    into its cloze continuation (default: the option text). ``methods`` adds protocol bindings
+    after the family's own (the leaderboard's published scoring methods).
     """
     lang = language_of(name, language, dataset)
 
@@ -247,13 +250,13 @@ def winopron_task(
     t = Task(
         name,
         data=access_of(dataset, sample, review_status),
-        protocols=choice_protocols(rows, template, cloze_template),
+        protocols={**choice_protocols(rows, template, cloze_template), **(methods or {})},
         scorer=scorer.score,
         metrics=metrics,
         description=description or f"WinoPron ({lang}), forced choice in both option orders",
         family=family or name,
         resampling_unit=resampling_unit,
-        demo_rank=demo_rank,
+        demo=demo,
         strata=("context", "pronoun_type"),
         language=lang,
     )
@@ -282,7 +285,7 @@ def en_wording(m: Mention) -> tuple[str, tuple[str, ...]]:
 
 WINOPRON_UK = winopron_task(
     "winopron-uk",
-    demo_rank=2,
+    demo=Demo(2),
     language="uk",
     dataset=uk_data,
     template=DATASET_PROMPTS,
@@ -291,6 +294,10 @@ WINOPRON_UK = winopron_task(
     cloze_template=cloze.UK_CLOZE,
     stereotypes=uk_lexicon.stereotype,
     description="WinoPron-UK (Ukrainian), the dataset's forced-choice prompts in both orders",
+    methods={
+        board_method.method_name(form): board_method.binding(form, DATASET_PROMPTS)
+        for form in board_method.FORMS
+    },
 )
 EN_METRICS = tuple("neutral_accuracy" if m == "plural_accuracy" else m for m in scorer.METRICS)
 # the English template ends with the article: cloze candidates are the bare nouns
@@ -307,8 +314,8 @@ WINOPRON_EN = winopron_task(
     dataset=DatasetAccess(
         load=winopron_en.load,
         validate=winopron_en.validate,
-        source=str(winopron_en.DEFAULT_SOURCE),
-        review_status=winopron_en.REVIEW_STATUS,
+        source=winopron_en.source_text,
+        review_status=winopron_en.review_status,
     ),
     metrics=EN_METRICS,
     description="English WinoPron templates as double/single sentences with he/she/they in "
@@ -320,8 +327,8 @@ WINOGENDER_EN = winopron_task(
     dataset=DatasetAccess(
         load=winogender_en.load,
         validate=winopron_en.validate,
-        source=str(winogender_en.DEFAULT_SOURCE),
-        review_status=winogender_en.REVIEW_STATUS,
+        source=winogender_en.source_text,
+        review_status=winogender_en.review_status,
     ),
     metrics=tuple(m for m in EN_METRICS if m != "single_accuracy"),
     description="English Winogender schemas (720 sentences), forced choice in both option "
