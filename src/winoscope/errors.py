@@ -84,5 +84,33 @@ class BackendError(WinoscopeError):
     """A model backend could not be created or failed in a way that is not per-request."""
 
 
+class RequestsFailed(WinoscopeError):
+    """Requests failed after their retries, so there is nothing to go on (exit status 3 on the
+    command line): no request of a run was answered."""
+
+
 class ScoringError(WinoscopeError):
     """Predictions cannot be scored (missing columns, unknown labels, mismatched rows)."""
+
+
+def not_utf8(path: str, data: bytes | None = None) -> DatasetError:
+    """The error for a file that is not UTF-8 text, naming the line of its first bad byte
+    (the decoder's own offset is into a buffer, not the file, so the file is decoded again)."""
+    if data is None:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        if exc.reason == "unexpected end of data":
+            return DatasetError(
+                "the file ends in the middle of a character: it is cut short", file=path, line=line
+            )
+        return DatasetError(
+            f"not UTF-8 text: byte 0x{data[exc.start]:02x} (another encoding, e.g. "
+            "Windows-1251?); save the file as UTF-8",
+            file=path,
+            line=line,
+        )
+    return DatasetError("not UTF-8 text; save the file as UTF-8", file=path)

@@ -15,7 +15,9 @@ from winoscope.errors import BackendError, TaskError
 from winoscope.records import CHOICE_PROTOCOLS, NO_MODES
 from winoscope.runs.runner import run
 
-CHOICE_AND_CLOZE = CHOICE_PROTOCOLS | {"cloze"}
+# every scoring backend with a tokenizer also scores sequence requests, in every mode
+CHOICE_AND_CLOZE = CHOICE_PROTOCOLS | {"cloze", "mean_token_logprob"}
+CLOZE = {"cloze", "mean_token_logprob"}
 LOCAL = "http://127.0.0.1:9/v1"  # nothing listens: nothing may be asked
 
 
@@ -71,7 +73,7 @@ def test_openai_states_each_mode_and_answers_by_its_present_one(
         ("letters", CHOICE_AND_CLOZE),
         ("texts", CHOICE_AND_CLOZE),
         ("generate", CHOICE_AND_CLOZE),
-        ("cloze", {"cloze"}),
+        ("cloze", CLOZE),
     ],
 )
 def test_hf_states_each_mode_and_answers_by_its_present_one(
@@ -83,7 +85,7 @@ def test_hf_states_each_mode_and_answers_by_its_present_one(
         "letters": CHOICE_AND_CLOZE,
         "texts": CHOICE_AND_CLOZE,
         "generate": CHOICE_AND_CLOZE,
-        "cloze": {"cloze"},
+        "cloze": CLOZE,
     }
     assert b.protocols == protocols
 

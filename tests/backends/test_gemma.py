@@ -286,3 +286,65 @@ def test_demo_puts_gemma_beside_the_baselines(gemma_dir: Path, tmp_path: Path) -
     assert manifest["protocol"] == "cloze" and manifest["model"]["params"]["mode"] == "cloze"
     assert manifest["requests"] == 76  # the bundled sample's rows, one cloze request each
     assert rows[GEMMA_SPEC].split(" | ")[1] == "cloze"
+
+
+@pytest.mark.slow
+@pytest.mark.gemma
+def test_leaderboard_methods_on_gemma_match_their_definition(
+    gemma_dir: Path, tmp_path: Path
+) -> None:
+    """WinoBias-UK and WinoPron-UK (raw) by the leaderboard's methods, per option against the
+    definition written out in ``board_reference``, within 1e-5 (the first items of each
+    stratum: --limit 1; WinoPron's first 16 prompts). The converted GGUF has no chat template,
+    so ``auto`` renders WinoBias raw too. Unbatched (batch_size=1), as the reference runs: in
+    float32 a batch's other shapes move a mean by up to ~1.5e-5 on this model."""
+    import pandas as pd
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    import winoscope
+    from board_reference import letter_means, winobias_reference
+
+    tok = AutoTokenizer.from_pretrained(gemma_dir)
+    model = AutoModelForCausalLM.from_pretrained(gemma_dir, dtype=torch.float32).eval()
+    method = "counterbalanced_ab_mean_token_logprob_v1"
+    one = {"batch_size": 1}
+    winoscope.run("winobias-uk", "gemma:270m", protocol=method, n_boot=0, limit=1,
+                  out=tmp_path / "wb", backend_options=one)  # fmt: skip
+    pred = pd.read_parquet(tmp_path / "wb" / "predictions.parquet").dropna(
+        subset=["mean_logprob_A"]
+    )
+    ref = winobias_reference(tok, model, pred)
+    both = pred.merge(ref, on="row_id", validate="one_to_one")
+    assert len(both) >= 6
+    assert (both["mean_logprob_A"] - both["ref_A"]).abs().max() < 1e-5
+    assert (both["mean_logprob_B"] - both["ref_B"]).abs().max() < 1e-5
+    assert both["prediction_role"].astype(str).tolist() == both["ref_role"].tolist()
+
+    raw = "counterbalanced_ab_mean_token_logprob_raw_v2"
+    winoscope.run("winopron-uk", "gemma:270m", protocol=raw, n_boot=0, limit=1,
+                  out=tmp_path / "wp", backend_options=one)  # fmt: skip
+    rows = pd.read_parquet(tmp_path / "wp" / "predictions.parquet")
+    prompts = pd.read_csv(_winopron_prompts(), dtype=str)
+    worst, seen = 0.0, 0
+    for p in prompts.to_dict("records"):
+        key = f"{p['context']}/{p['row_id']}"
+        got = rows[rows["row_key"] == key]
+        if seen >= 16:
+            break
+        if got.empty or pd.isna(got.iloc[0].get(f"mean_logprob_{p['option_order']}_A")):
+            continue
+        means = letter_means(tok, model, p["prompt_uk"].strip(), "raw")
+        for letter in "AB":
+            worst = max(
+                worst,
+                abs(got.iloc[0][f"mean_logprob_{p['option_order']}_{letter}"] - means[letter]),
+            )
+        seen += 1
+    assert seen >= 4 and worst < 1e-5
+
+
+def _winopron_prompts() -> Path:
+    from winoscope.families.winopron.dataset import UK
+
+    return Path(UK.columns.sample_paths()["forced_choice"])

@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("torch")
 
 import json
+import shutil
 from pathlib import Path
 
 import torch
@@ -139,6 +140,54 @@ def test_adapter_errors_name_the_directory_and_the_extra(base_dir, tmp_path):
     with pytest.raises(BackendError, match=r"no adapter_config\.json"):
         create_backend(f"hf:{base_dir}", peft=str(tmp_path / "empty"))
     assert "pip install 'winoscope[peft]'" in str(MissingExtra("peft", "option peft=x"))
+
+
+def _broken(good: Path, root: Path, kind: str) -> Path:
+    out = root / kind
+    shutil.copytree(good, out)
+    config = out / "adapter_config.json"
+    if kind == "config not JSON":
+        config.write_text("{not json", encoding="utf-8")
+    elif kind == "config without peft_type":
+        config.write_text("{}", encoding="utf-8")
+    elif kind == "weights not safetensors":
+        (out / "adapter_model.safetensors").write_bytes(b"garbage" * 10)
+    elif kind == "no weights":
+        (out / "adapter_model.safetensors").unlink()
+    elif kind == "modules the base lacks":
+        data = json.loads(config.read_text(encoding="utf-8"))
+        data["target_modules"] = ["no_such_module"]
+        config.write_text(json.dumps(data), encoding="utf-8")
+    return out
+
+
+@pytest.mark.parametrize(
+    ("kind", "says"),
+    [
+        ("config not JSON", "adapter_config.json is not JSON"),
+        ("config without peft_type", "names no peft_type"),
+        ("weights not safetensors", "adapter_model.safetensors: not a safetensors file"),
+        ("no weights", "no adapter weights"),
+        ("modules the base lacks", "cannot be put on the base model"),
+    ],
+)
+def test_a_broken_adapter_is_named_not_the_base_model(
+    base_dir: Path, adapters: tuple[Path, Path], tmp_path: Path, kind: str, says: str
+) -> None:
+    """One line naming the adapter's folder and what is wrong with it, exit 2; never the base
+    model blamed, never the hub's "Repo id" words, never a traceback."""
+    broken = _broken(adapters[0], tmp_path, kind)
+    res = CliRunner().invoke(
+        app,
+        ["run", "winobias-uk", "-m", f"hf:{base_dir}", "-M", f"peft={broken}", "--limit", "1",
+         "--bootstrap", "0", "-q", "--out", str(tmp_path / "out")],
+        env={"COLUMNS": "400"},
+    )  # fmt: skip
+    text = " ".join(res.output.split())
+    assert res.exit_code == 2, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+    assert text.count("error:") == 1 and says in text and str(broken) in text, text
+    assert "Repo id" not in text and "cannot load a causal language model" not in text
 
 
 def test_a_run_with_the_adapter_records_it_in_the_manifest(base_dir, adapters, tmp_path):

@@ -27,7 +27,7 @@ from winoscope.backends.openai.parse import (
     snippet,
     top_from_chat,
 )
-from winoscope.backends.store import scope_key
+from winoscope.backends.store import ResponseStore, plan_run
 from winoscope.errors import BackendError
 from winoscope.records import Option, Request
 
@@ -190,7 +190,7 @@ def test_unknown_options_are_an_error_naming_the_backend_and_the_known_ones() ->
 def test_the_server_is_part_of_the_store_key() -> None:
     def scope(**options: Any) -> str:
         b = create_backend("openai:m", **options)
-        return scope_key(b.kind, b.model, b.params, None)
+        return plan_run(b, [], ResponseStore(":memory:"), template=None).scope
 
     a, b = "http://gpu1:8000/v1", "http://gpu2:8000/v1"
     # several servers of one model share answers, in whatever order they are given

@@ -170,3 +170,43 @@ def test_a_refused_connection_stops_at_once_naming_the_url() -> None:
     with pytest.raises(BackendError, match=rf"{url}/completions: connection refused"):
         list(b.respond([letters_req()]))
     assert time.monotonic() - started < 5
+
+
+def test_sequence_requests_send_each_option_and_average_its_scored_tokens(tiny: Path, tok) -> None:  # type: ignore[no-untyped-def]
+    """The leaderboard's methods: the prompt in the chat template, each letter appended, its
+    tokens after the common prefix averaged; the means worked out here from the tokenizer."""
+    from winoscope.protocols.scored_sequences import sequence_request
+
+    opts = (Option("A", "лікар", "target"), Option("B", "секретарка", "distractor"))
+    req = sequence_request(request_id="s0", row_id="r", item_id="i", prompt="Відповідь: ",
+                           options=opts, recipe="append_label:auto")  # fmt: skip
+    with serve_in_thread(StubBehaviour()) as srv:
+        b = create_backend("openai:m", base_url=srv.url, mode="letters", tokenizer=str(tiny))
+        assert "mean_token_logprob" in b.protocols
+        (resp,) = list(b.respond([req]))
+        body = srv.calls[0].body
+    assert resp.ok, resp.error
+    text = tok.apply_chat_template([{"role": "user", "content": "Відповідь: "}], tokenize=False,
+                                   add_generation_prompt=True)  # fmt: skip
+    base = tok.encode(text)
+    means, counts = [], []
+    for i, letter in enumerate("AB"):
+        full = tok.encode(text + letter)
+        k = next(j for j in range(len(full)) if j >= len(base) or full[j] != base[j])
+        assert body["prompt"][i] == full
+        means.append(sum(lp(t) for t in full[k:]) / len(full[k:]))
+        counts.append(len(full) - k)
+    assert resp.option_logprobs == pytest.approx(tuple(means), abs=1e-12)
+    assert resp.option_token_counts == tuple(counts)
+
+
+def test_sequence_requests_without_a_tokenizer_are_refused() -> None:
+    from winoscope.protocols.scored_sequences import sequence_request
+
+    opts = (Option("A", "x", "target"), Option("B", "y", "distractor"))
+    req = sequence_request(request_id="s0", row_id="r", item_id="i", prompt="p", options=opts,
+                           recipe="append_label:raw")  # fmt: skip
+    b = create_backend("openai:m", base_url="http://127.0.0.1:9/v1")
+    assert "mean_token_logprob" not in b.protocols
+    with pytest.raises(BackendError, match="tokenizer="):
+        list(b.respond([req]))

@@ -1,5 +1,5 @@
 """LoRA adapters on one vLLM engine: ``vllm:BASE -M lora=DIR`` equals ``hf:BASE -M peft=DIR``,
-and a sweep over adapters starts the engine once.
+and a sweep over adapters, or a study's adapters on one base, starts the engine once.
 
 vLLM's GPT-2 takes no LoRA adapters, so these tests build the tiny model as a Llama (same
 tokenizer, heads of 32 dimensions) and two real PEFT LoRA adapters on it (random, nonzero B
@@ -11,30 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from vllm_helpers import ENGINE, compare
+from vllm_helpers import ENGINE, compare, lora_adapter
 
 from tiny_lm import build_tiny_llama
 from winoscope.backends import create_backend
 
 pytestmark = [pytest.mark.vllm, pytest.mark.timeout(900)]
-
-
-def _adapter(base: Path, out: Path, seed: int, rank: int) -> Path:
-    import torch
-    from peft import LoraConfig, get_peft_model
-    from transformers import AutoModelForCausalLM
-
-    torch.manual_seed(seed)
-    model = AutoModelForCausalLM.from_pretrained(base)
-    config = LoraConfig(
-        r=rank,
-        lora_alpha=2 * rank,
-        target_modules=["q_proj", "k_proj", "v_proj", "o_proj"],
-        init_lora_weights=False,  # random B: the adapter changes the answers
-    )
-    peft_model = get_peft_model(model, config)
-    peft_model.save_pretrained(out)
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +28,8 @@ def llama(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     base = build_tiny_llama(root / "base")
     return {
         "base": base,
-        "a": _adapter(base, root / "adapters" / "checkpoint-100", seed=1, rank=4),
-        "b": _adapter(base, root / "adapters" / "checkpoint-200", seed=2, rank=8),
+        "a": lora_adapter(base, root / "adapters" / "checkpoint-100", seed=1, rank=4),
+        "b": lora_adapter(base, root / "adapters" / "checkpoint-200", seed=2, rank=8),
     }
 
 
@@ -107,3 +89,49 @@ def test_a_sweep_over_adapters_starts_one_engine(llama: dict[str, Path], tmp_pat
     adapters = [m["model"]["params"].get("adapter") for m in manifests.values()]
     assert adapters[0] is None and None not in adapters[1:] and adapters[1] != adapters[2]
     assert (out / "sweep.csv").is_file()
+
+
+STUDY = """\
+name = "adapters"
+out = "{out}"
+key = "checkpoint"
+tasks = ["winobias-uk"]
+bootstrap = 20
+limit = 1
+
+[[models]]
+name = "llama"
+base = "vllm:{base}"
+adapters = {{100 = "{a}", 200 = "{b}"}}
+model_args = {{mode = "cloze", enforce_eager = true}}
+"""
+
+
+def test_a_studys_adapters_share_one_engine(llama: dict[str, Path], tmp_path: Path) -> None:
+    """A study's adapters on a ``vllm:`` base, run by the local executor: both points answer
+    through the engine the first one started (as the sweep's adapters do), each request
+    naming its adapter, and the job ends COMPLETED."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    study = tmp_path / "study.toml"
+    out = tmp_path / "out"
+    text = STUDY.format(out=out, base=llama["base"], a=llama["a"], b=llama["b"])
+    study.write_text(text, encoding="utf-8")
+    env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "1")}
+    done = subprocess.run(
+        [sys.executable, "-m", "winoscope", "study", "run", str(study)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    manifests = sorted(out.glob("runs/llama/*/*/manifest.json"))
+    assert len(manifests) == 2, sorted(p.relative_to(out) for p in out.rglob("manifest.json"))
+    models = [json.loads(p.read_text())["model"] for p in manifests]
+    assert [m["runtime"]["engines_started"] for m in models] == [1, 1]
+    adapters = [m["params"].get("adapter") for m in models]
+    assert None not in adapters and adapters[0] != adapters[1]

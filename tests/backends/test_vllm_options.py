@@ -12,8 +12,8 @@ import pytest
 from winoscope.backends import create_backend
 from winoscope.backends.vllm.engine import lora_capacity
 from winoscope.backends.vllm.options import engine_kwargs
-from winoscope.cli.adapter_points import adapter_dirs
 from winoscope.errors import BackendError, TaskError
+from winoscope.studies.checkpoints import adapter_dirs
 
 
 def test_an_unknown_option_is_refused_by_name(tmp_path: Path) -> None:

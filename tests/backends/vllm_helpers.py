@@ -92,3 +92,23 @@ def compare(
     differ = merged[~unasked & (x.isna() | y.isna() | (x.astype(object) != y.astype(object)))]
     out.differing_predictions = list(differ["row_id"].astype(str))
     return out
+
+
+def lora_adapter(base: Path, out: Path, seed: int, rank: int) -> Path:
+    """A real PEFT LoRA adapter of ``rank`` on ``base`` (random, nonzero B matrices: it
+    changes the answers), saved to ``out``."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    torch.manual_seed(seed)
+    model = AutoModelForCausalLM.from_pretrained(base)
+    config = LoraConfig(
+        r=rank,
+        lora_alpha=2 * rank,
+        target_modules=["q_proj", "k_proj", "v_proj", "o_proj"],
+        init_lora_weights=False,  # random B: the adapter changes the answers
+    )
+    peft_model = get_peft_model(model, config)
+    peft_model.save_pretrained(out)
+    return out

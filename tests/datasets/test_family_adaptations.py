@@ -172,9 +172,9 @@ def test_bracket_adaptation_in_another_language(tmp_path: Path) -> None:
     assert t["pair_matched"].all()
     assert da.validate(ds) == []
     # what a task reads from a loader: where the data comes from and its review status
-    assert da.HUB_ID is None and da.REVIEW_STATUS == ""
-    assert Path(da.DEFAULT_SOURCE) == tmp_path
-    assert UK.HUB_ID == "FairForget/WinoBias-UK-Natural"
+    assert da.hub_id is None and da.review_status == ""
+    assert Path(da.source_text) == tmp_path
+    assert UK.hub_id == UK.source_text == "FairForget/WinoBias-UK-Natural"
     (tmp_path / "anti_stereotyped_type1.txt.dev").write_text(
         DANISH_LINES["anti_stereotyped_type1.txt.dev"].replace("[hun] var", "[han] var"),
         encoding="utf-8",

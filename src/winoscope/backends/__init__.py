@@ -4,7 +4,15 @@ look-up in :data:`BACKENDS` (see :mod:`winoscope.registry` and docs/plugins.md).
 
 from typing import Any
 
-from .base import BACKENDS, Backend, backend, create_backend, model_label, parse_model_spec
+from .base import (
+    BACKENDS,
+    Backend,
+    backend,
+    close_backend,
+    create_backend,
+    model_label,
+    parse_model_spec,
+)
 
 ENTRY_POINT_GROUP = "winoscope.backends"
 
@@ -29,6 +37,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "Backend",
     "backend",
+    "close_backend",
     "create_backend",
     "model_label",
     "parse_model_spec",

@@ -148,6 +148,15 @@ def create_backend(spec: str, **options: Any) -> Backend:
     return check_backend(factory(name, **options), f"the {kind} factory's backend")
 
 
+def close_backend(b: object) -> None:
+    """Release what a backend holds beyond memory (``vllm:``'s engine and its processes) by its
+    ``close()``, an optional member of :class:`Backend`; a backend without one holds nothing to
+    release. Whoever made the backend closes it, once done with it."""
+    close = getattr(b, "close", None)
+    if callable(close):
+        close()
+
+
 def model_label(b: Backend) -> str:
     return f"{b.kind}:{b.model}"
 

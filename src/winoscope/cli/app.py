@@ -7,10 +7,24 @@ import sys
 
 import typer
 
-from . import coref, datasets, demo, env, occupations, results, run, score, study, sweep
+from . import (
+    coref,
+    datasets,
+    demo,
+    env,
+    fairness_board,
+    occupations,
+    results,
+    run,
+    score,
+    study,
+    sweep,
+)
 from .common import err_console
+from .usage_errors import OneLineErrors
 
 app = typer.Typer(
+    cls=OneLineErrors,
     add_completion=False,
     no_args_is_help=True,
     help="Measure gender bias in coreference on Winogender-style diagnostic sets.",
@@ -29,6 +43,7 @@ app.command("associate")(occupations.associate)
 app.command("coref-export")(coref.coref_export)
 app.command("diff")(results.diff)
 app.command("crosslingual")(results.crosslingual)
+app.command("fairness-board")(fairness_board.fairness_board)
 app.command("sweep")(sweep.sweep)
 app.add_typer(study.app, name="study")
 app.command("env")(env.env)

@@ -68,9 +68,12 @@ def print_error(exc: Exception) -> None:
 
 
 def fail(exc: Exception) -> NoReturn:
-    """A usage, configuration or data-source error: one line on stderr, exit status 2."""
+    """A usage, configuration or data-source error: one line on stderr, exit status 2 (3 when
+    the error is that requests failed)."""
+    from ..errors import RequestsFailed
+
     print_error(exc)
-    raise typer.Exit(2) from None
+    raise typer.Exit(3 if isinstance(exc, RequestsFailed) else 2) from None
 
 
 def fail_validation(exc: Exception) -> NoReturn:

@@ -41,8 +41,10 @@ def correlate(
     ] = None,
     mapping: MappingOption = None,
     combine: CombineOption = None,
-    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates (over occupations).")] = 2000,
+    seed: Annotated[int, typer.Option(min=0, help="Bootstrap seed.")] = 0,
+    bootstrap: Annotated[
+        int, typer.Option(min=0, help="Bootstrap replicates (over occupations).")
+    ] = 2000,
 ) -> None:
     """Correlate per-occupation resolution shares with occupation statistics (Rudinger et al.)."""
     from ..occupation_pipeline.correlate import correlate_run

@@ -114,9 +114,12 @@ def diff(
         ),
     ] = None,
     bootstrap: Annotated[
-        int | None, typer.Option(help="Bootstrap replicates (default: run A's).")
+        int | None,
+        typer.Option(min=1, help="Bootstrap replicates (default: run A's; at least 1)."),
     ] = None,
-    seed: Annotated[int | None, typer.Option(help="Bootstrap seed (default: run A's).")] = None,
+    seed: Annotated[
+        int | None, typer.Option(min=0, help="Bootstrap seed (default: run A's).")
+    ] = None,
     unpaired: Annotated[
         bool, typer.Option("--unpaired", help="Resample B independently of A (for comparison).")
     ] = False,
@@ -167,8 +170,8 @@ def crosslingual(
             "and crosslingual.html with a forest plot here."
         ),
     ] = None,
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
-    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    bootstrap: Annotated[int, typer.Option(min=1, help="Bootstrap replicates.")] = 2000,
+    seed: Annotated[int, typer.Option(min=0, help="Bootstrap seed.")] = 0,
     allow_different_models: Annotated[
         bool,
         typer.Option(

@@ -147,6 +147,7 @@ def run(
     seed: Annotated[
         int,
         typer.Option(
+            min=0,
             metavar="N",
             help="Seed for baselines, sampling and the bootstrap.",
             rich_help_panel=STATISTICS,
@@ -154,7 +155,7 @@ def run(
     ] = 0,
     bootstrap: Annotated[
         int,
-        typer.Option(metavar="N", help="Bootstrap replicates.", rich_help_panel=STATISTICS),
+        typer.Option(min=0, metavar="N", help="Bootstrap replicates.", rich_help_panel=STATISTICS),
     ] = 2000,
     scorer_option: Annotated[
         list[str] | None,

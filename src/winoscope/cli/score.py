@@ -36,8 +36,8 @@ def score(
     out: Annotated[
         Path | None, typer.Option(help="Write metrics.csv and metrics.json here.")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
+    seed: Annotated[int, typer.Option(min=0, help="Bootstrap seed.")] = 0,
+    bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap replicates.")] = 2000,
     strict: Annotated[bool, typer.Option("--strict", help=STRICT_HELP)] = False,
     skip_bad_rows: Annotated[bool, typer.Option("--skip-bad-rows", help=SKIP_BAD_HELP)] = False,
     failed: Annotated[
@@ -55,10 +55,14 @@ def score(
 ) -> None:
     """Score predictions made elsewhere (the task's validation runs on the rows first)."""
     from ..datasets.validation import write_validation_json
-    from ..jsonio import write_json
+    from ..jsonio import atomic_path, write_json
     from ..runs.runner import score as score_api
 
     try:
+        if out is not None:  # before the scoring, which may take a while
+            from ..outputs import check_out_folder
+
+            check_out_folder(out)
         result = score_api(
             task,
             predictions,
@@ -89,7 +93,8 @@ def score(
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         write_validation_json(out / "validation.json", result.validation, task=task)
-        result.metrics.to_csv(out / "metrics.csv", index=False)
+        with atomic_path(out / "metrics.csv") as tmp:
+            result.metrics.to_csv(tmp, index=False)
         write_json(
             out / "metrics.json",
             {

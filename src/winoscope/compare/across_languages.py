@@ -37,6 +37,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import DatasetError, TaskError
+from ..jsonio import write_csv
 from ..report.rundir import RunDir, load_predictions, load_run_dir
 from ..results.crosslingual import CrosslingualResult
 from .joins import answered_in_both, mismatch_text
@@ -133,7 +134,7 @@ def _check_models(uk: RunDir, en: RunDir, allow: bool) -> list[str]:
     if not allow:
         raise TaskError(
             f"the runs are of different models: {said}. A cross-lingual comparison is one "
-            "model in two languages; pass allow_different_models=True to compare two models "
+            "model in two languages; pass --allow-different-models (allow_different_models=True) to compare two models "
             "anyway"
         )
     return [
@@ -156,7 +157,7 @@ def _check_occupations(
     if not allow:
         raise TaskError(
             f"{said}. The joined rows are not translations of each other; refusing to compare "
-            "them. Pass allow_mismatched=True to join them anyway (they are then listed on the "
+            "them. Pass --allow-mismatched (allow_mismatched=True) to join them anyway (they are then listed on the "
             "page and in the result's mismatches)"
         )
     return [
@@ -186,6 +187,14 @@ def crosslingual(
     ``allow_mismatched``. What is allowed is stated on the pages and in ``notes``; a run on the
     bundled sample puts a banner on the pages.
     """
+    from ..outputs import check_out_folder
+
+    if out is not None:
+        check_out_folder(out)
+    if n_boot < 0 or seed < 0:
+        raise TaskError(f"n_boot={n_boot}, seed={seed}: expected whole numbers from 0")
+    if not 0 < level < 1:
+        raise TaskError(f"level={level!r}: expected a share between 0 and 1, e.g. 0.95")
     uk = run_uk if isinstance(run_uk, RunDir) else load_run_dir(run_uk)
     en = run_en if isinstance(run_en, RunDir) else load_run_dir(run_en)
     _check_order(uk, en)
@@ -246,11 +255,11 @@ def crosslingual(
     if out is not None:
         target = Path(out)
         target.mkdir(parents=True, exist_ok=True)
-        result.table.to_csv(target / "crosslingual.csv", index=False)
-        result.agreement.to_csv(target / "crosslingual_agreement.csv", index=False)
-        result.occupations.to_csv(target / "crosslingual_occupations.csv", index=False)
+        write_csv(target / "crosslingual.csv", result.table)
+        write_csv(target / "crosslingual_agreement.csv", result.agreement)
+        write_csv(target / "crosslingual_occupations.csv", result.occupations)
         if not result.mismatches.empty:
-            result.mismatches.to_csv(target / "crosslingual_mismatches.csv", index=False)
+            write_csv(target / "crosslingual_mismatches.csv", result.mismatches)
         from ..report.crosslingual_page import write_crosslingual
 
         write_crosslingual(result, target)

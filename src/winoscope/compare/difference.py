@@ -192,9 +192,16 @@ def diff(
     >>> d = diff("runs/base", "runs/mitigated")                        # doctest: +SKIP
     >>> print("\\n".join(d.verdicts))                                  # doctest: +SKIP
     """
+    from ..outputs import check_out_folder
     from ..tasks import get_task
 
+    if not 0 < level < 1:
+        raise TaskError(f"level={level!r}: expected a share between 0 and 1, e.g. 0.95")
+    if out is not None:
+        check_out_folder(out)
     a, b = _run_dir(run_a), _run_dir(run_b)
+    if a.path.resolve() == b.path.resolve():
+        raise TaskError(f"A and B are the same run directory ({a.path}): give two runs")
     if a.task != b.task:
         raise TaskError(
             f"the runs are of different tasks: {a.path.name} is {a.task}, {b.path.name} is {b.task}"
@@ -207,8 +214,15 @@ def diff(
     data = check_same_data(a, b)
     task = get_task(a.task)
     boot = a.manifest.get("bootstrap") or {}
+    given = "given" if n_boot is not None else f"run A's, {a.path}"
     n_boot = int(n_boot if n_boot is not None else boot.get("replicates", 2000))
     seed = int(seed if seed is not None else a.manifest.get("seed", 0))
+    if n_boot < 1 or seed < 0:
+        raise TaskError(
+            f"bootstrap {n_boot}, seed {seed} ({given}): the paired intervals and p-values "
+            "need at least 1 replicate and a seed from 0; pass --bootstrap N (n_boot=N) "
+            "and --seed N"
+        )
     pa = load_predictions(a)
     pb = align_rows(pa, load_predictions(b), a, b)
     col = task.primary.prediction_column

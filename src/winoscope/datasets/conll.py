@@ -227,11 +227,6 @@ def read_conll(path: str | Path) -> list[ConllDocument]:
         raise DatasetError(f"not UTF-8 text ({exc.reason})", file=str(p)) from None
 
 
-def clusters_by_name(docs: Sequence[ConllDocument]) -> dict[str, list[list[TokenSpan]]]:
-    """Document name -> clusters, the input of :func:`~winoscope.scoring.coref_metrics.score_corpus`."""
-    return {d.name: d.clusters for d in docs}
-
-
 def annotation_column(n_tokens: int, clusters: Sequence[Sequence[TokenSpan]]) -> list[str]:
     """The coreference column for ``n_tokens`` tokens; entity ``i`` is written as number ``i``.
 
@@ -262,7 +257,9 @@ def annotation_column(n_tokens: int, clusters: Sequence[Sequence[TokenSpan]]) ->
 def write_conll(out: TextIO | str | Path, docs: Sequence[ConllDocument]) -> None:
     """Write documents as CoNLL-2012 (12 columns; unknown annotation layers are ``-``/``*``)."""
     if not hasattr(out, "write"):
-        with Path(str(out)).open("w", encoding="utf-8") as fh:
+        from ..jsonio import atomic_path
+
+        with atomic_path(Path(str(out))) as tmp, tmp.open("w", encoding="utf-8") as fh:
             write_conll(fh, docs)
         return
     stream: TextIO = out  # type: ignore[assignment]

@@ -95,9 +95,9 @@ class ColumnMap:
 
 
 class Adaptation:
-    """What every family's adaptation object shares: its column map's identity, and the
-    attributes a task reads from a loader (``load``, ``validate``, ``from_frame``, ``HUB_ID``
-    or ``DEFAULT_SOURCE``, ``REVIEW_STATUS``: the same names a loader module would have)."""
+    """What every family's adaptation object shares: its column map's identity, and what a
+    task reads from it (``load``, ``validate``, ``from_frame``, :attr:`source_text`,
+    :attr:`review_status`)."""
 
     columns: ColumnMap
     default_source: str | None
@@ -119,22 +119,17 @@ class Adaptation:
         return self.columns.review_status
 
     @property
-    def HUB_ID(self) -> str | None:
-        return self.columns.hub_id
-
-    @property
-    def DEFAULT_SOURCE(self) -> str:
-        """What ``load()`` reads without a source: the default source, else the sample."""
+    def source_text(self) -> str:
+        """Where the data comes from, as ``winoscope tasks`` shows it: the hub id, else what
+        ``load()`` reads without a source (the default source, else the sample)."""
+        if self.columns.hub_id:
+            return self.columns.hub_id
         if self.default_source:
             return self.default_source
         sample = self.columns.sample
         if isinstance(sample, Mapping):
             return f"winoscope:{self.name.replace('-', '_')}_sample"
         return "" if sample is None else str(sample)
-
-    @property
-    def REVIEW_STATUS(self) -> str:
-        return self.columns.review_status
 
     def sample_path(self, config: str = TABLE) -> Path:
         """The bundled sample file (of ``config`` for families with several)."""
@@ -272,9 +267,24 @@ def load_tables(
     its name ends with, or under ``"table"`` when the name says none (the family decides).
     """
     configs = tuple(configs)
+    text = "" if source is None else str(source)
+    local = source is not None and (
+        isinstance(source, Path) or text.startswith(("/", "./", "../", "~")) or Path(text).exists()
+    )
+    pinned_elsewhere = source is None or text.startswith(("http:", "https:"))
+    if revision is not None and (pinned_elsewhere or (local and Path(text).is_file())):
+        what = "the bundled sample" if source is None else text
+        raise DatasetError(
+            "--revision (revision=) pins a dataset on the hub; this source is not one: leave "
+            "it out (a file is identified by its sha256, which the manifest records)",
+            file=what,
+        )
     if source is None:
         return _sample(columns, configs)
-    text = str(source)
+    if local and not Path(text).expanduser().exists():
+        raise DatasetError("no such file or folder", file=text)
+    if local and not (Path(text).expanduser().is_file() or Path(text).expanduser().is_dir()):
+        raise DatasetError("not a file or a folder (a device or a pipe?)", file=text)
     if text.startswith(("http://", "https://")):
         raw, info = read_table_url(text)
         return Loaded({TABLE: (raw, text)}, info, text.rsplit("/", 1)[-1] or text)

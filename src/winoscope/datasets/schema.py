@@ -97,6 +97,34 @@ def _describe_missing(schema: Schema, columns: Sequence[str]) -> list[str]:
     return [f.name for f in schema.fields if f.required and f.name not in present]
 
 
+def _single_values(col: pd.Series, f: Field, source: str) -> None:
+    """A list, a table or an array in a cell (a Parquet list column, a JSON object in a text
+    field) would reach the model as its printed form, and a true/false in a number field would
+    read as 1/0: either is an error naming the first such row."""
+    if col.dtype != object:
+        if f.dtype == "int" and col.dtype == bool:
+            raise DatasetError("expected a whole number, got true/false", file=source, row=1,
+                               field=f.name)  # fmt: skip
+        return
+    for i, value in enumerate(col.tolist(), start=1):
+        if isinstance(value, list | tuple | dict | set | np.ndarray):
+            shown = value.tolist() if isinstance(value, np.ndarray) else value
+            what = "table" if isinstance(value, dict) else "list"
+            raise DatasetError(
+                f"expected a single value, got a {what} ({quote(shown)})",
+                file=source,
+                row=i,
+                field=f.name,
+            )
+        if isinstance(value, bool) and f.dtype == "int":
+            raise DatasetError(
+                f"expected a whole number, got {str(value).lower()}",
+                file=source,
+                row=i,
+                field=f.name,
+            )
+
+
 def coerce(
     raw: pd.DataFrame, schema: Schema, *, source: str, findings: list[Issue] | None = None
 ) -> pd.DataFrame:
@@ -126,6 +154,7 @@ def coerce(
         if f.name not in out.columns:
             continue
         col = out[f.name]
+        _single_values(col, f, source)
         # plain bool: pandas before 2.2 keeps the nullable "boolean" dtype, whose array is object
         nulls = (col.isna() | col.astype("string").str.strip().eq("")).astype(bool)
         if f.required and bool(nulls.any()) and findings is not None:

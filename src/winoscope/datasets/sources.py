@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import DatasetError
+from ..errors import DatasetError, not_utf8
 from .provenance import resolve_hub_commit
 
 TABLE_SUFFIXES = {".csv", ".tsv", ".jsonl", ".json", ".parquet", ".pq"}
@@ -49,25 +49,57 @@ def file_sha256(path: str | Path) -> str:
 
 
 def _jsonl_rows(lines: Iterable[str], where: str) -> pd.DataFrame:
+    """One row per JSON object line; a finding names the record (``row``) and the file's line
+    (``line``, blank lines counted)."""
     rows: list[dict[str, Any]] = []
-    for line in lines:
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise DatasetError(
-                f"not valid JSON: {exc.msg}", file=where, row=len(rows) + 1
+                f"not valid JSON: {exc.msg.removesuffix(' at')} (column {exc.colno})",
+                file=where,
+                row=len(rows) + 1,
+                line=number,
             ) from None
         if not isinstance(obj, dict):
-            raise DatasetError("each line must be a JSON object", file=where, row=len(rows) + 1)
+            raise DatasetError(
+                f"each line must be a JSON object, got {type(obj).__name__}",
+                file=where,
+                row=len(rows) + 1,
+                line=number,
+            )
         rows.append(obj)
     return pd.DataFrame(rows)
 
 
+def _json_array_rows(text: str, where: str) -> pd.DataFrame:
+    """A ``.json`` file holding one array of objects (rather than one object a line)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DatasetError(
+            f"not valid JSON: {exc.msg.removesuffix(' at')} (column {exc.colno})",
+            file=where,
+            line=exc.lineno,
+        ) from None
+    for i, obj in enumerate(data, start=1):
+        if not isinstance(obj, dict):
+            raise DatasetError(
+                f"each element of the array must be a JSON object, got {type(obj).__name__}",
+                file=where,
+                row=i,
+            )
+    return pd.DataFrame(data)
+
+
 def _read_jsonl(path: Path) -> pd.DataFrame:
-    with open(path, encoding="utf-8") as fh:
-        return _jsonl_rows(fh, str(path))
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() == ".json" and text.lstrip().startswith("["):
+        return _json_array_rows(text, str(path))
+    return _jsonl_rows(text.splitlines(), str(path))
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
@@ -94,7 +126,9 @@ def read_table(path: str | Path) -> pd.DataFrame:
             )
     except pd.errors.EmptyDataError:
         raise DatasetError("the file is empty", file=str(p)) from None
-    except (pd.errors.ParserError, UnicodeDecodeError, OSError, ValueError) as exc:
+    except UnicodeDecodeError:
+        raise not_utf8(str(p)) from None
+    except (pd.errors.ParserError, OSError, ValueError) as exc:
         if isinstance(exc, DatasetError):
             raise
         raise DatasetError(f"cannot parse: {exc}", file=str(p)) from None

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..jsonio import write_csv
 from ..occupations.association import AssociationResult, associate
 from ..occupations.lexicons import Lexicon, load_lexicon
 from ..occupations.scan import build_spec, scan_corpus
@@ -109,7 +110,7 @@ def associate_corpus(
     )
     if out is not None:
         result.write(out)
-        lexicon.dropped.to_csv(Path(out) / "dropped_forms.csv", index=False)
+        write_csv(Path(out) / "dropped_forms.csv", lexicon.dropped)
         if statistics is not None:
             from ..report.association_figure import plot_association
 

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import ScoringError
+from ..jsonio import atomic_path, write_atomic, write_csv
 from ..scoring.occupation_correlation import (
     PREFERENCE,
     correlate,
@@ -69,7 +70,9 @@ def plot_correlation(
     import matplotlib
 
     with matplotlib.rc_context(STYLE):
-        fig.savefig(out, dpi=150, metadata={"Software": None} if out.suffix == ".png" else None)
+        meta = {"Software": None} if out.suffix == ".png" else None
+        with atomic_path(out) as tmp:
+            fig.savefig(tmp, format=out.suffix.lstrip(".") or "png", dpi=150, metadata=meta)
     return out
 
 
@@ -127,8 +130,8 @@ def correlate_run(
     target = Path(out) if out is not None else run
     target.mkdir(parents=True, exist_ok=True)
     files = [target / "occupation_shares.csv", target / "occupation_correlations.csv"]
-    shares.to_csv(files[0], index=False)
-    corr.to_csv(files[1], index=False)
+    write_csv(files[0], shares)
+    write_csv(files[1], corr)
     meta = {
         "task": task,
         "model": manifest.get("model", {}).get("spec"),
@@ -138,7 +141,7 @@ def correlate_run(
         "correlations": json.loads(corr.to_json(orient="records")),
     }
     files.append(target / "occupation_correlations.json")
-    files[-1].write_text(json.dumps(meta, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    write_atomic(files[-1], json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
     files.append(
         plot_correlation(
             shares,

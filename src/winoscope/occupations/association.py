@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DatasetError
+from ..jsonio import write_atomic, write_csv
 from .names import join_report, key_series
 from .scan.counts import CLASSES, SETS, ScanCounts
 from .shares import LOWER, UPPER, classify
@@ -109,11 +110,11 @@ class AssociationResult:
             "correlations": out / "correlations.csv",
             "json": out / "association.json",
         }
-        self.occupations.to_csv(paths["association"], index=False)
-        self.wide().to_csv(paths["wide"], index=False)
-        self.corpus.to_csv(paths["corpus"], index=False)
-        self.lemmas.to_csv(paths["lemmas"], index=False)
-        self.correlations.to_csv(paths["correlations"], index=False)
+        write_csv(paths["association"], self.occupations)
+        write_csv(paths["wide"], self.wide())
+        write_csv(paths["corpus"], self.corpus)
+        write_csv(paths["lemmas"], self.lemmas)
+        write_csv(paths["correlations"], self.correlations)
 
         def records(df: pd.DataFrame) -> list[dict[str, Any]]:
             return json.loads(df.to_json(orient="records", force_ascii=False))
@@ -126,9 +127,7 @@ class AssociationResult:
             "lemmas": records(self.lemmas),
             "correlations": records(self.correlations),
         }
-        paths["json"].write_text(
-            json.dumps(payload, ensure_ascii=False, indent=2), encoding="utf-8"
-        )
+        write_atomic(paths["json"], json.dumps(payload, ensure_ascii=False, indent=2))
         return paths
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..jsonio import atomic_path
 from ..occupations.association import AssociationResult, corrected_curve, zone_lines
 from ..occupations.scan.counts import SETS
 
@@ -93,5 +94,6 @@ def plot_association(
                 )
         path.parent.mkdir(parents=True, exist_ok=True)
         meta = {"Software": None} if path.suffix == ".png" else None
-        fig.savefig(path, dpi=150, metadata=meta)
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format=path.suffix.lstrip(".") or "png", dpi=150, metadata=meta)
     return path

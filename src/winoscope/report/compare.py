@@ -28,6 +28,7 @@ import pandas as pd
 
 from .._version import __version__
 from ..errors import DatasetError
+from ..jsonio import write_atomic, write_csv
 from ..scoring.metric import gap_meaning, signed_gap_metrics
 from ..tags import format_tags, tag_sort_key
 from .compare_tables import (
@@ -232,6 +233,9 @@ def forest_figure(tidy: pd.DataFrame) -> ReportFigure | None:
 
 
 def compare_runs(paths: Iterable[str | Path], out: str | Path) -> Comparison:
+    from ..outputs import check_out_folder
+
+    check_out_folder(out)
     run_paths = expand_run_paths(paths)
     if not run_paths:
         raise DatasetError("no run directories given")
@@ -240,16 +244,12 @@ def compare_runs(paths: Iterable[str | Path], out: str | Path) -> Comparison:
     tidy = tidy_table(runs, flagged)
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    tidy.to_csv(out_dir / "compare.csv", index=False)
-    (out_dir / "compare.md").write_text(
-        markdown_tables(tidy, flags, degenerate_notes(runs)), encoding="utf-8"
-    )
-    (out_dir / "compare.tex").write_text(latex_tables(tidy, flags), encoding="utf-8")
+    write_csv(out_dir / "compare.csv", tidy)
+    write_atomic(out_dir / "compare.md", markdown_tables(tidy, flags, degenerate_notes(runs)))
+    write_atomic(out_dir / "compare.tex", latex_tables(tidy, flags))
     fig = forest_figure(tidy)
     figures: list[SavedFigure] = [save_figure(fig, out_dir / "plots")] if fig else []
-    (out_dir / "compare.html").write_text(
-        render_compare_html(runs, tidy, flags, figures, out_dir), encoding="utf-8"
-    )
+    write_atomic(out_dir / "compare.html", render_compare_html(runs, tidy, flags, figures, out_dir))
     from .index import Page, write_index
 
     write_index(

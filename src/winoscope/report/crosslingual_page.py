@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
+from ..jsonio import write_atomic
 from ..results.crosslingual import CrosslingualResult
 from .figures import (
     BLUE,
@@ -304,8 +305,8 @@ def write_crosslingual(result: CrosslingualResult, out: Path) -> list[Path]:
     """crosslingual.md, crosslingual.tex, crosslingual.html and the figure under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     md = out / "crosslingual.md"
-    md.write_text(markdown(result), encoding="utf-8")
-    (out / "crosslingual.tex").write_text(latex(result), encoding="utf-8")
+    write_atomic(md, markdown(result))
+    write_atomic(out / "crosslingual.tex", latex(result))
     fig = forest_figure(result)
     figures: list[SavedFigure] = [save_figure(fig, out / "plots")] if fig else []
     if fig is not None:
@@ -317,7 +318,8 @@ def write_crosslingual(result: CrosslingualResult, out: Path) -> list[Path]:
         if isinstance(v, int) and not isinstance(v, bool) and k not in ("n_boot", "seed")
     }
     html = out / "crosslingual.html"
-    html.write_text(
+    write_atomic(
+        html,
         environment()
         .get_template("crosslingual.html.j2")
         .render(
@@ -338,6 +340,5 @@ def write_crosslingual(result: CrosslingualResult, out: Path) -> list[Path]:
             figures=figures,
             version=__version__,
         ),
-        encoding="utf-8",
     )
     return [md, html, *(f.png_path for f in figures), *(f.svg_path for f in figures)]

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
-from ..jsonio import write_json
+from ..jsonio import write_atomic, write_csv, write_json
 from ..results.diff import DiffResult, summary_rows
 from ..scoring.decision import fmt_interval, fmt_signed, goodness, side
 from ..scoring.metric import get_metric
@@ -247,10 +247,10 @@ def forest_figure(result: DiffResult) -> ReportFigure | None:
 def write_diff(result: DiffResult, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     files = [out / n for n in ("diff.csv", "diff_mcnemar.csv", "diff.md", "diff.tex", "diff.json")]
-    result.table.to_csv(files[0], index=False)
-    result.mcnemar.to_csv(files[1], index=False)
-    files[2].write_text(markdown(result), encoding="utf-8")
-    files[3].write_text(latex(result), encoding="utf-8")
+    write_csv(files[0], result.table)
+    write_csv(files[1], result.mcnemar)
+    write_atomic(files[2], markdown(result))
+    write_atomic(files[3], latex(result))
     write_json(
         files[4],
         {
@@ -270,7 +270,8 @@ def write_diff(result: DiffResult, out: Path) -> list[Path]:
     fig = forest_figure(result)
     figures: list[SavedFigure] = [save_figure(fig, out / "plots")] if fig else []
     html = out / "diff.html"
-    html.write_text(
+    write_atomic(
+        html,
         environment()
         .get_template("diff.html.j2")
         .render(
@@ -290,6 +291,5 @@ def write_diff(result: DiffResult, out: Path) -> list[Path]:
             figures=figures,
             version=__version__,
         ),
-        encoding="utf-8",
     )
     return [*files, html, *(f.png_path for f in figures)]

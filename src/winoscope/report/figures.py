@@ -22,6 +22,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
 
+from ..jsonio import atomic_path, write_bytes_atomic
+
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies
 BLUE, ORANGE, VERMILLION, GREEN, SKY, PURPLE, GREY = (
     "#0072B2",
@@ -215,10 +217,12 @@ def save_figure(fig: ReportFigure, folder: Path, *, paper: bool = True) -> Saved
     with matplotlib.rc_context(style):
         fig.figure.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
         png = buf.getvalue()
-        png_path.write_bytes(png)
-        fig.figure.savefig(svg_path, format="svg", metadata={"Date": None, "Creator": None})
+        write_bytes_atomic(png_path, png)
+        with atomic_path(svg_path) as tmp:
+            fig.figure.savefig(tmp, format="svg", metadata={"Date": None, "Creator": None})
         if pdf_path is not None:
-            fig.figure.savefig(
-                pdf_path, format="pdf", metadata={"CreationDate": None, "Producer": None}
-            )
+            with atomic_path(pdf_path) as tmp:
+                fig.figure.savefig(
+                    tmp, format="pdf", metadata={"CreationDate": None, "Producer": None}
+                )
     return SavedFigure(fig.key, fig.title, fig.caption, png, png_path, svg_path, pdf_path)

@@ -18,6 +18,7 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from .._version import __version__
+from ..jsonio import write_atomic
 from ..scoring.metric import gap_meaning, headline_metrics
 from .figures import SavedFigure, save_figure
 from .plots import run_figures
@@ -222,6 +223,8 @@ def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
     cells = macro_cells(metrics) if not metrics.empty else {}
     headline = [(m, cells[m]) for m in headline_metrics(names) if m in cells]
     counts = rr.result.counts.to_dict("records") if not rr.result.counts.empty else []
+    from ..datasets.releases import release_line
+
     count_cols, count_rows = records_table(counts)
     test_cols, test_rows = records_table(rr.result.tests)
     ex_cols, ex_rows = example_rows(rr.predictions, rr.task.primary.prediction_column)
@@ -236,6 +239,7 @@ def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
             man=man,
             ds=man["dataset"],
             src=man["dataset"].get("source", {}),
+            release=release_line(man["dataset"].get("release")),
             task=rr.task,
             headline=headline,
             tables=metric_tables(metrics),
@@ -265,5 +269,5 @@ def write_run_html(rr: RunResult, out: Path) -> Path:
     """Render the figures into ``out/plots`` and write ``out/report.html``."""
     figures = [save_figure(f, out / "plots") for f in run_figures(rr.metrics, rr.predictions)]
     path = out / "report.html"
-    path.write_text(render_run_html(rr, figures), encoding="utf-8")
+    write_atomic(path, render_run_html(rr, figures))
     return path

@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from .._version import __version__
+from ..jsonio import write_atomic
 from ..scoring.metric import headline_metrics, signed_gap_metrics
 from ..tags import format_tags
 from .html import environment
@@ -143,7 +144,7 @@ def write_index(
         )
     )
     path = folder / "index.html"
-    path.write_text(html, encoding="utf-8")
+    write_atomic(path, html)
     return path
 
 

@@ -136,15 +136,3 @@ def place_labels(
             )
         placed.append(_box(text, renderer, 1.0))
     return omitted
-
-
-def label_overlaps(ax: Axes) -> int:
-    """Pairs of text labels on ``ax`` whose boxes overlap (for tests and figure checks)."""
-    fig = cast(Figure, ax.figure)
-    if not isinstance(fig.canvas, FigureCanvasAgg):
-        FigureCanvasAgg(fig)
-    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
-    boxes = np.array(
-        [_box(t, renderer, 0.0) for t in ax.texts if t.get_text() and t.get_visible()]
-    ).reshape(-1, 4)
-    return sum(int((_overlap(boxes[k], boxes[k + 1 :]) > 0).sum()) for k in range(len(boxes)))

@@ -30,6 +30,7 @@ import pandas as pd
 
 from .._version import __version__
 from ..errors import DatasetError, WinoscopeError
+from ..jsonio import write_atomic, write_csv
 from ..scoring.metric import get_metric, headline_metrics
 from ..tags import format_tags
 from .compare import consistency_flags, expand_run_paths, order_runs
@@ -228,6 +229,9 @@ def leaderboard(
     the tasks ranked by ``sort``). Raises :class:`SortError` for an unknown metric, listing each
     task's metrics, and :class:`DatasetError` for a path that is not a run directory.
     """
+    from ..outputs import check_out_folder
+
+    check_out_folder(out)
     given = list(runs)
     paths = expand_run_paths([r for r in given if not isinstance(r, RunDir)])
     all_runs = [r for r in given if isinstance(r, RunDir)] + [load_run_dir(p) for p in paths]
@@ -238,10 +242,10 @@ def leaderboard(
     boards = build_boards(all_runs, out_dir, sort=sort, descending=descending, flagged=flagged)
     board = Leaderboard(boards, flags, out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    board.to_frame().to_csv(out_dir / "leaderboard.csv", index=False)
-    (out_dir / "leaderboard.md").write_text(markdown_leaderboard(board), encoding="utf-8")
-    (out_dir / "leaderboard.tex").write_text(latex_leaderboard(board), encoding="utf-8")
-    (out_dir / "leaderboard.html").write_text(render_leaderboard_html(board), encoding="utf-8")
+    write_csv(out_dir / "leaderboard.csv", board.to_frame())
+    write_atomic(out_dir / "leaderboard.md", markdown_leaderboard(board))
+    write_atomic(out_dir / "leaderboard.tex", latex_leaderboard(board))
+    write_atomic(out_dir / "leaderboard.html", render_leaderboard_html(board))
     return board
 
 

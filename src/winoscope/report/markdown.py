@@ -160,6 +160,11 @@ def render_markdown(rr: RunResult) -> str:
         + ")",
         f"- **Review status**: {man['review_status']}",
     ]
+    from ..datasets.releases import release_line
+
+    release = release_line(ds.get("release"))
+    if release:
+        lines.append(f"- **Release**: {release}")
     if ds.get("is_sample"):
         lines.append(
             "- **Note**: bundled sample written for winoscope, not the real dataset; numbers check the pipeline only."

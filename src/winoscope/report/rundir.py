@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from ..datasets.schema import Field, Schema, coerce
-from ..errors import DatasetError
+from ..errors import DatasetError, RequestsFailed, not_utf8
 from ..scoring.base import METRIC_COLUMNS
 
 METRICS_SCHEMA = Schema(
@@ -115,8 +115,10 @@ class RunDir:
 def _read_json(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise not_utf8(str(path)) from None
     except json.JSONDecodeError as exc:
-        raise DatasetError(f"not valid JSON ({exc.msg})", file=str(path), row=exc.lineno) from None
+        raise DatasetError(f"not valid JSON ({exc.msg})", file=str(path), line=exc.lineno) from None
     if not isinstance(data, dict):
         raise DatasetError("expected a JSON object", file=str(path))
     return data
@@ -164,6 +166,8 @@ def read_metrics_csv(path: Path) -> pd.DataFrame:
         return fast[METRIC_COLUMNS + [c for c in fast.columns if c not in METRIC_COLUMNS]]
     try:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except UnicodeDecodeError:
+        raise not_utf8(str(path)) from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise DatasetError(f"cannot read the table ({exc})", file=str(path)) from None
     table = coerce(raw, METRICS_SCHEMA, source=str(path))
@@ -203,6 +207,12 @@ def load_run_dir(path: str | Path) -> RunDir:
     for key in ("task", "model"):
         if key not in manifest:
             raise DatasetError("missing key", file=str(manifest_path), field=key)
+    outcome = manifest.get("outcome") or {}
+    if outcome.get("requests") and outcome.get("answered") == 0:
+        raise RequestsFailed(
+            f"{p}: no request of this run was answered ({outcome.get('failed')} failed, as its "
+            "manifest.json says), so it has no metrics: rerun it when the model answers"
+        )
     counts: list[dict[str, Any]] = []
     notes: list[str] = []
     if (p / "metrics.json").is_file():
@@ -223,7 +233,15 @@ def load_predictions(run: RunDir) -> pd.DataFrame:
     if csv.is_file():
         from ..datasets.sources import read_table
 
-        return read_table(csv)
+        table = read_table(csv)
+        rows = (run.manifest.get("dataset") or {}).get("rows")
+        if isinstance(rows, int) and len(table) != rows:  # a CSV cut short reads without error
+            raise DatasetError(
+                f"{len(table)} rows, but the run wrote {rows} (its manifest.json): the file is "
+                "cut short or edited; rerun the run, or restore predictions.parquet",
+                file=str(csv),
+            )
+        return table
     raise DatasetError(
         "no predictions.parquet or predictions.csv (written by `winoscope run`)", file=str(run.path)
     )

@@ -133,17 +133,17 @@ def latex_table(result: SensitivityResult) -> str:
 
 def write_sensitivity(result: SensitivityResult, out: Path) -> Path:
     """Write the prompt-sensitivity files into ``out`` (the template runs are already there)."""
-    from ..jsonio import write_json
+    from ..jsonio import write_atomic, write_csv, write_json
     from .figures import save_figure
     from .html import environment
     from .sensitivity_plots import template_report_figure
 
     out.mkdir(parents=True, exist_ok=True)
-    result.per_template.to_csv(out / "template_metrics.csv", index=False)
-    result.summary.to_csv(out / "template_summary.csv", index=False)
+    write_csv(out / "template_metrics.csv", result.per_template)
+    write_csv(out / "template_summary.csv", result.summary)
     write_json(out / MANIFEST, result.manifest)
-    (out / "report.md").write_text(render_markdown(result), encoding="utf-8")
-    (out / "sensitivity.tex").write_text(latex_table(result), encoding="utf-8")
+    write_atomic(out / "report.md", render_markdown(result))
+    write_atomic(out / "sensitivity.tex", latex_table(result))
     figure = save_figure(template_report_figure(result.per_template, result.summary), out / "plots")
     templates = []
     for entry, run in zip(result.manifest["runs"], result.runs, strict=True):
@@ -172,7 +172,7 @@ def write_sensitivity(result: SensitivityResult, out: Path) -> Path:
             version=__version__,
         )
     )
-    (out / "report.html").write_text(html, encoding="utf-8")
+    write_atomic(out / "report.html", html)
     return out
 
 

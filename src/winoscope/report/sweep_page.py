@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
+from ..jsonio import write_atomic, write_csv
 from ..scoring.metric import get_metric
 from .figures import BLUE, GREY, VERMILLION, ReportFigure, new_figure, plain, save_figure, styled
 from .tables import fmt, fmt_ci, is_missing
@@ -332,8 +333,8 @@ def _frame(ax: Any, rows: pd.DataFrame, *, zero: bool) -> None:
 
 def write_sweep(result: SweepResult, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    result.table.to_csv(out / "sweep.csv", index=False)
-    result.utility.to_csv(out / "utility.csv", index=False)
+    write_csv(out / "sweep.csv", result.table)
+    write_csv(out / "utility.csv", result.utility)
     meta = {
         "winoscope_version": __version__,
         "key": result.key,
@@ -347,17 +348,15 @@ def write_sweep(result: SweepResult, out: Path) -> None:
             for (task, point), path in sorted(result.run_dirs.items(), key=lambda kv: str(kv[0]))
         },
     }
-    (out / "sweep.json").write_text(
-        json.dumps(meta, indent=2, ensure_ascii=False, default=str), encoding="utf-8"
-    )
-    (out / "sweep.md").write_text(markdown(result), encoding="utf-8")
-    (out / "sweep.tex").write_text(latex(result), encoding="utf-8")
+    write_atomic(out / "sweep.json", json.dumps(meta, indent=2, ensure_ascii=False, default=str))
+    write_atomic(out / "sweep.md", markdown(result))
+    write_atomic(out / "sweep.tex", latex(result))
     figures = []
     for task in result.tasks:
         fig = sweep_figure(result, task)
         if fig is not None:
             figures.append(save_figure(fig, out / "plots"))
-    (out / "sweep.html").write_text(render_html(result, figures, out), encoding="utf-8")
+    write_atomic(out / "sweep.html", render_html(result, figures, out))
 
 
 def reference_text(result: SweepResult) -> str:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ..datasets.validation import write_validation_json
-from ..jsonio import write_json
+from ..jsonio import atomic_path, write_atomic, write_json
 from .html import write_run_html
 from .markdown import render_markdown
 
@@ -40,9 +40,13 @@ def predictions_for_export(pred: pd.DataFrame) -> pd.DataFrame:
 def write_run(rr: RunResult, out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     pred = predictions_for_export(rr.predictions)
-    pred.to_parquet(out / "predictions.parquet", index=False)
-    pred.to_csv(out / "predictions.csv", index=False)
-    rr.metrics.to_csv(out / "metrics.csv", index=False)
+    # each file whole or not at all: an interrupted write leaves the earlier one
+    with atomic_path(out / "predictions.parquet") as tmp:
+        pred.to_parquet(tmp, index=False)
+    with atomic_path(out / "predictions.csv") as tmp:
+        pred.to_csv(tmp, index=False)
+    with atomic_path(out / "metrics.csv") as tmp:
+        rr.metrics.to_csv(tmp, index=False)
     write_json(
         out / "metrics.json",
         {
@@ -61,6 +65,6 @@ def write_run(rr: RunResult, out: Path) -> Path:
     )
     write_json(out / "manifest.json", rr.manifest)
     write_validation_json(out / "validation.json", rr.validation, task=rr.task.name)
-    (out / "report.md").write_text(render_markdown(rr), encoding="utf-8")
+    write_atomic(out / "report.md", render_markdown(rr))
     write_run_html(rr, out)
     return out

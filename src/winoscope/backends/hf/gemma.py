@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import BackendError
+from ...jsonio import write_atomic
 from ..base import backend, reject_unknown
 from .loading import LoadOptions, resolve_device, resolve_dtype
 from .local import HFLocalBackend
@@ -169,7 +170,7 @@ def ensure_float_model(root: Path | None = None, *, notify: Callable[[str], None
             "transformers": transformers.__version__,
             "torch": torch.__version__,
         }
-        (out / MARKER).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+        write_atomic(out / MARKER, json.dumps(info, indent=2) + "\n")
         try:
             out.rename(target)
         except OSError:

@@ -25,6 +25,8 @@ import struct
 from pathlib import Path
 from typing import Any
 
+from ...errors import BackendError
+
 MODEL_FILE_SUFFIXES = (".json", ".safetensors", ".bin", ".model", ".txt", ".jinja")
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
 SAMPLE_BLOCKS = 16
@@ -53,10 +55,12 @@ def safetensors_header(path: Path) -> bytes:
     with path.open("rb") as fh:
         head = fh.read(8)
         if len(head) < 8:
-            raise ValueError(f"{path}: too short for a safetensors file")
+            raise BackendError(f"{path}: not a safetensors file (too short)")
         (n,) = struct.unpack("<Q", head)
         if n > 100_000_000 or n > path.stat().st_size - 8:
-            raise ValueError(f"{path}: header length {n} does not fit the file")
+            raise BackendError(
+                f"{path}: not a safetensors file (its header length {n} does not fit the file)"
+            )
         return fh.read(n)
 
 

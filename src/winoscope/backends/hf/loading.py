@@ -214,27 +214,53 @@ def loaded_lm(model: Any, tok: Any, dtype: str) -> LoadedLM:
     )
 
 
+ADAPTER_WEIGHTS = ("adapter_model.safetensors", "adapter_model.bin")
+
+
 def adapter_dir(path: str | Path) -> Path:
-    """A PEFT adapter directory (``adapter_config.json`` beside its weights), checked."""
+    """A PEFT adapter directory (``adapter_config.json`` beside its weights), checked before
+    the base model loads, so that a broken adapter is named as such."""
+    import json
+
     found = Path(path).expanduser()
     if not found.is_dir():
         raise BackendError(f"option peft={path}: no such adapter directory")
-    if not (found / "adapter_config.json").is_file():
+    config_file = found / "adapter_config.json"
+    if not config_file.is_file():
         raise BackendError(
             f"option peft={path}: not a PEFT adapter directory (no adapter_config.json; "
             "save one with model.save_pretrained(DIR) on a PeftModel)"
+        )
+    try:
+        config = json.loads(config_file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BackendError(f"option peft={path}: {config_file.name} is not JSON: {exc}") from exc
+    if not isinstance(config, dict) or not config.get("peft_type"):
+        raise BackendError(
+            f"option peft={path}: {config_file.name} names no peft_type (not a PEFT adapter's "
+            "configuration)"
+        )
+    if not any((found / name).is_file() for name in ADAPTER_WEIGHTS):
+        raise BackendError(
+            f"option peft={path}: no adapter weights ({' or '.join(ADAPTER_WEIGHTS)})"
         )
     return found.resolve()
 
 
 def attach_adapter(model: Any, path: Path) -> Any:
-    """The model with the adapter at ``path`` on it, for inference (peft's ``PeftModel``)."""
+    """The model with the adapter at ``path`` on it, for inference (peft's ``PeftModel``); an
+    adapter that does not fit the model is reported as the adapter's fault."""
     from ...extras import require
 
     require("peft", f"option peft={path}")
     from peft import PeftModel
 
-    return PeftModel.from_pretrained(model, str(path), is_trainable=False)
+    try:
+        return PeftModel.from_pretrained(model, str(path), is_trainable=False)
+    except Exception as exc:
+        raise BackendError(
+            f"option peft={path}: the adapter cannot be put on the base model: {exc}"
+        ) from exc
 
 
 def _from_pretrained(auto: Any, model_dir: Path, torch_dtype: Any, **kwargs: Any) -> Any:

@@ -60,6 +60,7 @@ from .options import (
 )
 from .prompting import LetterIds, chat_text, cloze_ids, continuation_ids, prompt_ids
 from .scoring import Prepared, score_prepared
+from .sequence_scoring import score_sequences
 
 __all__ = ["HFLocalBackend", "make_hf"]
 
@@ -196,9 +197,13 @@ class HFLocalBackend:
         if not requests:
             return
         lm = self.load()
+        sequences = [r for r in requests if r.kind == "sequence"]
+        requests = [r for r in requests if r.kind != "sequence"]
         cloze = [r for r in requests if r.kind == "cloze" or self.mode == "cloze"]
         rest = [r for r in requests if not (r.kind == "cloze" or self.mode == "cloze")]
         with torch_threads(self.threads), eval_mode(lm.model):
+            if sequences:
+                yield from score_sequences(self, lm, sequences)
             if cloze:
                 yield from self._cloze(lm, cloze)
             if rest and self.mode == "generate":

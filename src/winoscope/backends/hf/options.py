@@ -17,14 +17,20 @@ from types import MappingProxyType
 from typing import Any
 
 from ...errors import BackendError
-from ...records import CHOICE_PROTOCOLS
+from ...records import CHOICE_PROTOCOLS, SEQUENCE_PROTOCOL
 
 MODES = ("letters", "texts", "generate", "cloze")
 #: each mode and the protocols it answers: in ``mode=cloze`` every request is scored as a
 #: continuation, so only the cloze protocol; the other modes answer lettered choices, NLI
 #: questions and cloze requests (a cloze request is scored as one in every mode)
+#: ``sequence`` requests (the leaderboard's scoring methods) are scored alike in every mode
 MODE_PROTOCOLS: Mapping[str, frozenset[str]] = MappingProxyType(
-    {m: frozenset({"cloze"}) if m == "cloze" else CHOICE_PROTOCOLS | {"cloze"} for m in MODES}
+    {
+        m: frozenset({"cloze", SEQUENCE_PROTOCOL})
+        if m == "cloze"
+        else CHOICE_PROTOCOLS | {"cloze", SEQUENCE_PROTOCOL}
+        for m in MODES
+    }
 )
 LETTER_SCORING = "next-token probability summed over A, ' A' (+ Cyrillic look-alikes)"
 CLOZE_SCORING = "lm-eval HFLM loglikelihood tokenisation (context/continuation split)"

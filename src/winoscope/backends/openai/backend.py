@@ -58,7 +58,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ...errors import BackendError
-from ...records import Request, Response
+from ...records import SEQUENCE_PROTOCOL, Request, Response
 from ..base import CHOICE_PROTOCOLS, Description, backend
 from .bodies import RequestBodies
 from .http import Transport, proxy_summary
@@ -137,7 +137,10 @@ class OpenAIBackend(RequestBodies):
 
     @property
     def protocols(self) -> frozenset[str]:
-        return MODE_PROTOCOLS[self.mode]
+        """The mode's protocols; with a tokenizer (token-id prompts) also ``sequence``
+        requests, in every mode."""
+        extra = frozenset({SEQUENCE_PROTOCOL}) if self._tokens is not None else frozenset()
+        return MODE_PROTOCOLS[self.mode] | extra
 
     def describe(self) -> Description:
         return Description(transport=self.transport_info())
@@ -151,7 +154,18 @@ class OpenAIBackend(RequestBodies):
         """Yield responses as they complete; closing the iterator cancels what is in flight."""
         if not requests:
             return
-        wrong = sorted({r.kind for r in requests if (r.kind == "cloze") != (self.mode == "cloze")})
+        if self._tokens is None and any(r.kind == "sequence" for r in requests):
+            raise BackendError(
+                "openai: sequence requests (the leaderboard's scoring methods) are scored from "
+                "token ids: give the served model's tokenizer with -M tokenizer=DIR_OR_ID"
+            )
+        wrong = sorted(
+            {
+                r.kind
+                for r in requests
+                if r.kind != "sequence" and (r.kind == "cloze") != (self.mode == "cloze")
+            }
+        )
         if wrong:
             raise BackendError(
                 f"openai mode '{self.mode}' cannot answer {', '.join(wrong)} requests"
@@ -223,7 +237,10 @@ class OpenAIBackend(RequestBodies):
         aiohttp = transport.aiohttp
         last = ""
         attempt = 0
-        plan = self.plan(req)
+        try:
+            plan = self.plan(req)
+        except RequestFailed as exc:
+            return self._error(req, str(exc), key, exc.finish_reason), exc.signature
         while True:
             url = urls[(index + attempt) % len(urls)]
             wait: float | None = None

@@ -41,6 +41,7 @@ class EchoPlan:
     spans: list[tuple[int, int]]
     groups: list[list[int]]
     letters: bool  # option scores are letter spellings (log-sum-exp; the mass is reported)
+    mean: bool = False  # option scores are mean token log-probabilities (``sequence`` requests)
 
     def option_scores(
         self, sums: Sequence[float]
@@ -48,7 +49,10 @@ class EchoPlan:
         """Per option: its score, its continuation's token count (cloze), the letter mass."""
         if not self.letters:
             counts = tuple(self.spans[g[0]][1] - self.spans[g[0]][0] for g in self.groups)
-            return tuple(sums[g[0]] for g in self.groups), counts, None
+            firsts = tuple(sums[g[0]] for g in self.groups)
+            if self.mean:
+                firsts = tuple(v / n for v, n in zip(firsts, counts, strict=True))
+            return firsts, counts, None
         scores = []
         for g in self.groups:
             values = [sums[i] for i in g]
@@ -92,7 +96,24 @@ class TokenPrompts:
         return self._tok
 
     def plan(self, req: Request) -> EchoPlan:
+        if req.kind == "sequence":
+            return self.sequence(req)
         return self.cloze(req) if req.kind == "cloze" else self.letters(req)
+
+    def sequence(self, req: Request) -> EchoPlan:
+        """Each option's context and scored tokens as every backend builds them
+        (:class:`~winoscope.backends.hf.sequences.SequenceWork`); one prompt per option, its
+        score the mean over the scored positions. A request that cannot be built fails alone
+        (``RequestFailed``)."""
+        from ..hf.sequences import sequence_parts
+        from .parse import RequestFailed
+
+        parts = sequence_parts(self.tokenizer, req)
+        if isinstance(parts, str):
+            raise RequestFailed(parts, signature="sequence")
+        prompts = [ctx + scored for ctx, scored in parts]
+        spans = [(len(ctx), len(ctx) + len(scored)) for ctx, scored in parts]
+        return EchoPlan(prompts, spans, [[i] for i in range(len(prompts))], False, mean=True)
 
     def cloze(self, req: Request) -> EchoPlan:
         from ..hf.encoding import ClozeEncoder

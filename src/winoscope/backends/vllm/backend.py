@@ -93,6 +93,15 @@ class VLLMBackend:
             )
         return engine
 
+    def close(self) -> None:
+        """Shut the engine down in order and wait for its processes (:mod:`.engine`): the one
+        every ``vllm:`` backend of this process shares, so it is for whoever owns the backends
+        to call once they are done with all of them. Calling it again does nothing; a request
+        after it starts a new engine."""
+        from .engine import release_engines
+
+        release_engines()
+
     def _error(self, req: Request, message: str) -> Response:
         return Response(req.request_id, backend=self.kind, model=self.model, error=message)
 
@@ -102,6 +111,10 @@ class VLLMBackend:
         if not requests:
             return
         engine = self.engine()
+        sequences = [r for r in requests if r.kind == "sequence"]
+        requests = [r for r in requests if r.kind != "sequence"]
+        if sequences:
+            yield from self._sequences(engine, sequences)
         cloze = [r for r in requests if r.kind == "cloze" or self.mode == "cloze"]
         rest = [r for r in requests if not (r.kind == "cloze" or self.mode == "cloze")]
         if rest and self.mode == "generate":
@@ -132,6 +145,20 @@ class VLLMBackend:
                     conts = continuation_ids(self.tokenizer, req, self.params)
                     items.append(Item(req, ids, [[c] for c in conts]))
         yield from self._score(engine, items)
+
+    def _sequences(self, engine: Any, requests: Sequence[Request]) -> Iterator[Response]:
+        """Mean token log-probabilities of ``sequence`` requests: each option's context and
+        scored tokens as :class:`~..hf.sequences.SequenceWork` builds them for every backend,
+        every scored token read from vLLM's prompt log-probabilities."""
+        from ..hf.sequences import SequenceWork
+
+        work = SequenceWork.plan(self.tokenizer, requests)
+        for req, why in work.failed:
+            yield self._error(req, why)
+        items = [
+            Item(req, ctx, [[s] for s in scored], counts=True) for req, ctx, scored in work.units
+        ]
+        yield from work.finish(self._score(engine, items))
 
     def _score(self, engine: Any, items: Sequence[Item]) -> Iterator[Response]:
         from .engine import prompt_logprobs

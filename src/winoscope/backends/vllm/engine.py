@@ -7,10 +7,20 @@ options shuts the held engine down first: two engines on one GPU would not fit.
 
 vLLM starts worker processes by spawning, so a script that builds an engine must keep its
 top-level code under ``if __name__ == "__main__":`` (the ``winoscope`` command does).
+
+An engine must be shut down before the interpreter exits. Left to the interpreter's exit, its
+engine process is ended by the exit handlers while a thread of this process still watches it;
+that thread reads the end as a crash and starts a cleanup of its own while the interpreter tears
+down, and on a loaded machine the process then aborts (SIGABRT, exit status 134) after a run
+that did all its work. :func:`release_engines` shuts every held engine down in order (the
+engine client, which stops its watcher and ends the engine's processes, then vLLM's
+distributed state); the backend's ``close()`` calls it, the runs that made a backend close it,
+and an exit handler registered with the first engine calls it for any engine still held.
 """
 
 from __future__ import annotations
 
+import atexit
 import gc
 import json
 from collections.abc import Mapping, Sequence
@@ -93,6 +103,8 @@ def get_engine(model_dir: Path, kwargs: Mapping[str, Any], lora_rank: int | None
         llm = LLM(model=str(model_dir), tokenizer=str(model_dir), **args)
     except Exception as exc:
         raise BackendError(f"vLLM could not start on {model_dir}: {exc}") from exc
+    if not _STARTS[0]:  # the last resort: run before vLLM's own exit handlers (registered earlier)
+        atexit.register(release_engines)
     _STARTS[0] += 1
     engine = Engine(
         llm,
@@ -104,16 +116,43 @@ def get_engine(model_dir: Path, kwargs: Mapping[str, Any], lora_rank: int | None
     return engine
 
 
+def engines_held() -> int:
+    """How many engines this process holds now (0 once they are released)."""
+    return len(_HELD)
+
+
 def release_engines() -> None:
-    """Shut down every held engine (its worker processes end)."""
+    """Shut down every held engine, in order, and wait for its processes to end; nothing to do
+    when none is held (it may be called any number of times).
+
+    The engine client's ``shutdown()`` first (it tells its watching thread the end is expected,
+    ends the engine's processes and closes its sockets), then vLLM's
+    ``cleanup_dist_env_and_memory()`` for what the engine set up in this process. Every engine
+    is released even when one fails to shut down; the failures are raised together after.
+    """
+    if not _HELD:
+        return
+    failures: list[str] = []
     while _HELD:
-        engine = _HELD.pop()
+        engine = _HELD[-1]  # held until shut down: a Ctrl-C here leaves it to the exit handler
         core = getattr(engine.llm.llm_engine, "engine_core", None)
         shutdown = getattr(core, "shutdown", None)
-        if callable(shutdown):
-            shutdown()
-        del engine
+        try:
+            if callable(shutdown):
+                shutdown()
+        except Exception as exc:  # the others are still shut down
+            failures.append(f"{engine.key[0]}: {type(exc).__name__}: {exc}")
+        _HELD.pop()
+        del engine, core, shutdown
+    try:
+        from vllm.distributed.parallel_state import cleanup_dist_env_and_memory
+
+        cleanup_dist_env_and_memory()
+    except Exception as exc:
+        failures.append(f"vLLM's cleanup: {type(exc).__name__}: {exc}")
     gc.collect()
+    if failures:
+        raise BackendError(f"vLLM's engine did not shut down cleanly: {'; '.join(failures)}")
 
 
 def prompt_logprobs(

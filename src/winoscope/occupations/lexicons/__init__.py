@@ -229,10 +229,6 @@ class Lexicon:
         pairs = dict.fromkeys(zip(occ["key"], occ["lemma"], strict=True))
         object.__setattr__(self, "lemmas", tuple(pairs))
 
-    @property
-    def lemma_occupation(self) -> list[str]:
-        return [k for k, _ in self.lemmas]
-
     def digest(self) -> str:
         """A stable hash of the forms, to cache compiled matchers and label results."""
         h = hashlib.sha256(self.lang.encode())
