@@ -29,6 +29,7 @@ import pandas as pd
 from winoscope import run
 from winoscope.backends.baselines import PICKERS
 from winoscope.backends.nli_baselines import DECIDERS
+from winoscope.errors import TaskError
 from winoscope.tasks import TASKS
 
 N_BOOT = 200
@@ -112,7 +113,12 @@ def write_requests(out: Path, shared: Path | None) -> None:
                 continue
             lines = []
             for tmpl, build in _templates(t):
-                for r in build(ds, tmpl):
+                try:
+                    built = build(ds, tmpl)
+                except TaskError as exc:  # a published method that asks its own prompts only
+                    print(f"skip requests {name} {getattr(tmpl, 'name', '')}: {exc}", file=sys.stderr)
+                    continue
+                for r in built:
                     lines.append(
                         json.dumps(
                             {

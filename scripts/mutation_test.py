@@ -62,6 +62,16 @@ GROUPS: dict[str, tuple[list[str], list[str], str]] = {
         ],
         "",
     ),
+    "stereoset": (
+        ["src/winoscope/families/stereoset/scorer.py"],
+        ["tests/families/stereoset/test_stereoset_by_hand.py"],
+        "",
+    ),
+    "winobias-controlled": (
+        ["src/winoscope/families/winobias_controlled/scorer.py"],
+        ["tests/families/winobias_controlled/test_controlled_by_hand.py"],
+        "",
+    ),
     "winopron": (
         ["src/winoscope/families/winopron/scorer.py"],
         [

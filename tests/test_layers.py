@@ -42,6 +42,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "winoscope"
 LAYERS: list[set[str]] = [
     {"_version", "errors"},
     {"extras", "progress", "registry", "records", "languages", "jsonio", "tags", "environment"},
+    {"outputs"},
     {"datasets", "testing"},
     {"protocols", "limit"},
     {"occupations"},

@@ -85,7 +85,7 @@ def prompt_tasks() -> list[str]:
     return [n for n in TASKS.names() if TASKS.get(n).language and TASKS.get(n).protocol != "coref"]
 
 
-def test_the_tasks_with_prompts_are_the_eight_built_in_ones() -> None:
+def test_the_tasks_with_prompts_are_the_nine_built_in_ones() -> None:
     """The parametrised tests below run on these (an empty list would skip them silently)."""
     assert prompt_tasks() == [
         "swewinogender",
@@ -93,6 +93,7 @@ def test_the_tasks_with_prompts_are_the_eight_built_in_ones() -> None:
         "swewinogender/resolution",
         "winobias-en",
         "winobias-uk",
+        "winobias-uk-controlled",
         "winogender-en",
         "winopron-en",
         "winopron-uk",

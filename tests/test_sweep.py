@@ -191,6 +191,25 @@ def test_bad_sweeps_are_clear_errors(tmp_path):
         winoscope.sweep("winobias-uk", {0: "baseline:first"}, tags={"alpha": 1}, out=tmp_path)
 
 
+def test_a_config_and_its_settings_given_twice_are_refused(tmp_path):
+    """``config=`` gives every point's settings: ``n_boot``, ``seed`` or a run option given
+    beside it is refused by name, not silently overruled; the config's own are used."""
+    from winoscope.runs.config import RunConfig
+
+    config = RunConfig("winobias-uk", "baseline:first", n_boot=30, seed=5, quiet=True)
+    points = {0: "baseline:first", 1: "baseline:random"}
+    for extra, named in (
+        ({"n_boot": 100}, "n_boot"),
+        ({"seed": 1}, "seed"),
+        ({"limit": 1}, "limit"),
+    ):
+        with pytest.raises(TaskError, match=f"sweep: {named} given beside config="):
+            winoscope.sweep("winobias-uk", points, out=tmp_path / "x", config=config, **extra)
+    result = winoscope.sweep("winobias-uk", points, out=tmp_path / "ok", config=config)
+    manifest = result.runs[("winobias-uk", 1)].manifest
+    assert (manifest["bootstrap"]["replicates"], manifest["seed"]) == (30, 5)
+
+
 def test_the_command_line_sweeps_specs_and_checkpoint_folders(tmp_path):
     runner = CliRunner()
     out = tmp_path / "cli"

@@ -30,6 +30,7 @@ def build_tiny_gpt2(
     n_positions: int = 256,
     n_embd: int = 32,
     n_head: int = 2,
+    bos: bool = False,
 ) -> Path:
     """Write a tokenizer and a random 2-layer GPT-2 to ``out`` and return it.
 
@@ -43,7 +44,7 @@ def build_tiny_gpt2(
     pytest.importorskip("transformers")
     from transformers import GPT2Config, GPT2LMHeadModel
 
-    fast = _tokenizer(chat)
+    fast = _tokenizer(chat, bos)
     torch.manual_seed(seed)
     config = GPT2Config(
         vocab_size=len(fast),
@@ -90,8 +91,11 @@ def build_tiny_llama(out: Path, *, seed: int = 0, chat: bool = True) -> Path:
     return out
 
 
-def _tokenizer(chat: bool):  # type: ignore[no-untyped-def]
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+def _tokenizer(chat: bool, bos: bool = False):  # type: ignore[no-untyped-def]
+    """The byte-level BPE; with ``bos`` it adds ``<|endoftext|>`` before every text it encodes
+    with special tokens (as Gemma's and Llama's add BOS), and its chat template starts with
+    the BOS text too (so encoding a rendered chat with special tokens gives two, as Gemma's)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
     from tokenizers import decoders as tk_decoders
     from transformers import PreTrainedTokenizerFast
 
@@ -105,6 +109,10 @@ def _tokenizer(chat: bool):  # type: ignore[no-untyped-def]
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
     )
     tok.train_from_iterator(SENTENCES, trainer=trainer)
+    if bos:
+        tok.post_processor = processors.TemplateProcessing(
+            single="<|endoftext|> $A", special_tokens=[("<|endoftext|>", 0)]
+        )
     fast = PreTrainedTokenizerFast(
         tokenizer_object=tok,
         bos_token="<|endoftext|>",
@@ -112,5 +120,5 @@ def _tokenizer(chat: bool):  # type: ignore[no-untyped-def]
         additional_special_tokens=specials[1:],
     )
     if chat:
-        fast.chat_template = CHAT_TEMPLATE
+        fast.chat_template = ("{{ bos_token }}" if bos else "") + CHAT_TEMPLATE
     return fast

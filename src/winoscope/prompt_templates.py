@@ -194,6 +194,15 @@ def resolve(
         return entry.template
     path = Path(text)
     is_file = path.suffix in FILE_SUFFIXES and path.is_file()
+    if not is_file and "{" not in text and not looks_like_name(text):
+        # no placeholder: not template text, so a file that is not there or a mistyped name
+        missing = path.suffix in FILE_SUFFIXES or "/" in text or path.exists()
+        what = "no such template file" if missing else "not a registered template"
+        raise TaskError(
+            f"prompt template '{text}': {what}; registered {kind} templates: "
+            f"{', '.join(names(kind=kind))} (or give a .txt file or the template text with "
+            "its {placeholders})"
+        )
     if not is_file and looks_like_name(text):
         raise TaskError(
             f"unknown prompt template '{text}'; registered {kind} templates: "

@@ -21,7 +21,7 @@ from typing import Any, Literal
 # one encoder for every hash (json.dumps with options builds a new one per call)
 _CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
 
-RequestKind = Literal["choice", "cloze", "nli", "coref"]
+RequestKind = Literal["choice", "cloze", "nli", "coref", "sequence"]
 
 
 @dataclass(frozen=True)
@@ -141,15 +141,21 @@ class Request:
     item_id: str
     order: str = ""
     item: Item | None = field(default=None, compare=False, hash=False)
+    # how a ``sequence`` request's scored token sequences are built from the prompt and each
+    # option (:mod:`winoscope.protocols.scored_sequences`); "" for every other kind
+    recipe: str = ""
 
     @property
     def content_hash(self) -> str:
-        """Stable hash of what the model sees (kind, prompt, option labels and texts)."""
-        payload = {
+        """Stable hash of what the model sees (kind, prompt, option labels and texts, and the
+        recipe of a ``sequence`` request)."""
+        payload: dict[str, Any] = {
             "kind": self.kind,
             "prompt": self.prompt,
             "options": [[o.label, o.text] for o in self.options],
         }
+        if self.recipe:
+            payload["recipe"] = self.recipe
         blob = _CANONICAL.encode(payload).encode("utf-8")
         return hashlib.sha256(blob).hexdigest()
 
@@ -197,7 +203,11 @@ class Response:
 
 # the protocols a backend may answer: lettered forced choice, its NLI form, the resolver
 # protocol (clusters for a document) and cloze (log-likelihoods of continuations)
-PROTOCOLS = ("forced_choice", "nli_forced_choice", "coref", "cloze")
+PROTOCOLS = ("forced_choice", "nli_forced_choice", "coref", "cloze", "mean_token_logprob")
+#: what a backend answers when it scores ``sequence`` requests: each option's mean token
+#: log-probability over a token sequence built by the request's recipe (the published scoring
+#: methods of the Ukrainian fairness leaderboard ask it)
+SEQUENCE_PROTOCOL = "mean_token_logprob"
 CHOICE_PROTOCOLS = frozenset({"forced_choice", "nli_forced_choice"})
 #: the ``modes`` of a backend that has no ``mode`` option
 NO_MODES: Mapping[str, frozenset[str]] = MappingProxyType({})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -201,3 +202,14 @@ def test_coref_failed_requests_follow_the_policy() -> None:
     assert excl.result.counts["rows"].sum() == wrong.result.counts["rows"].sum() - 1
     assert wrong.result.counts["missing"].sum() == 1
     assert len(excl.predictions) == len(wrong.predictions) == len(ds.table)  # all rows shown
+
+
+def test_an_unknown_failed_policy_stops_a_run_before_its_data_loads(tmp_path: Path) -> None:
+    """Checked by the plan before anything is loaded or asked (the data named here does not
+    exist: the policy is reported, not the file)."""
+    import winoscope
+
+    with pytest.raises(TaskError, match="unknown failed-request policy 'drop'"):
+        winoscope.run(
+            "winobias-uk", "baseline:first", failed="drop", data=str(tmp_path / "nosuch.csv")
+        )

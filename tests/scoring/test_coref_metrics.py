@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from shared_paths import SHARED_DATA
-from winoscope.datasets.conll import clusters_by_name, read_conll
+from winoscope.datasets.conll import read_conll
 from winoscope.scoring.coref_metrics import (
     Counts,
     align,
@@ -64,8 +64,8 @@ def _cases() -> list[dict]:
 @pytest.mark.parametrize("case", _cases(), ids=lambda c: c["id"])
 def test_reference_scorer_suite(case: dict, shared_data: Path) -> None:
     base = shared_data / SCORER_TESTS
-    key = clusters_by_name(read_conll(base / case["key_file"]))
-    resp = clusters_by_name(read_conll(base / case["response_file"]))
+    key = {d.name: d.clusters for d in read_conll(base / case["key_file"])}
+    resp = {d.name: d.clusters for d in read_conll(base / case["response_file"])}
     scores = score_corpus(key, resp)
     for metric, expected in case["expected"].items():
         got = scores.rpf(metric)

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from coref_totals import total_score
 from winoscope.errors import ScoringError
 from winoscope.scoring import coref
 from winoscope.scoring.coref import (
@@ -39,7 +40,6 @@ from winoscope.scoring.coref import (
     pronoun_link,
     score_frame,
     subset_values,
-    total_score,
 )
 from winoscope.scoring.metric import get_metric
 

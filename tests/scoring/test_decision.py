@@ -19,7 +19,6 @@ from winoscope.scoring.decision import (
     holm_family,
     side,
     snap,
-    value_goodness,
 )
 from winoscope.scoring.metric import metric
 
@@ -76,12 +75,6 @@ def test_better_or_worse_follows_the_declared_direction(
     direction: str, change: int, expected: int
 ) -> None:
     assert goodness(direction, change) == expected
-
-
-def test_a_value_away_from_zero_is_worse_only_for_a_zero_metric() -> None:
-    assert value_goodness("zero", 1) == -1 and value_goodness("zero", -1) == -1
-    assert value_goodness("zero", 0) == 0
-    assert value_goodness("higher", 1) == 0 and value_goodness("lower", -1) == 0
 
 
 def test_a_signed_gap_finds_its_declared_size() -> None:

@@ -41,7 +41,11 @@ def test_percentile_rule_on_continuous_replicates() -> None:
     assert all(math.isnan(x) for x in percentile_ci(np.array([np.nan, np.nan])))
 
 
-MACRO_FAMILIES = [("winobias-uk", "baseline:random"), ("winobias-uk/coref", "baseline:first")]
+MACRO_FAMILIES = [
+    ("winobias-uk", "baseline:random"),
+    ("winobias-uk/coref", "baseline:first"),
+    ("winobias-uk-controlled", "baseline:random"),
+]
 SUMMARY_FAMILIES = [("winopron-uk", "baseline:random"), ("winopron-uk/coref", "baseline:first")]
 
 
@@ -62,6 +66,13 @@ def test_every_macro_interval_averages_every_stratum(task: str, model: str) -> N
     checked = 0
     for row in macro.itertuples(index=False):
         mine = reps[(str(row.metric), "macro", "macro")]
+        if row.metric == "worst_group_accuracy":  # the lower of the macro pro and anti
+            low = np.minimum(
+                reps[("pro_accuracy", "macro", "macro")], reps[("anti_accuracy", "macro", "macro")]
+            )
+            np.testing.assert_array_equal(mine, low)
+            checked += _check_interval(row, mine)
+            continue
         strata = [v for (m, split, _), v in reps.items() if m == row.metric and split != "macro"]
         defined = [v for v in strata if np.isfinite(v).any()]
         assert len(defined) == int(row.n_strata), (row.metric, len(defined), row.n_strata)
@@ -76,6 +87,7 @@ def test_every_macro_interval_averages_every_stratum(task: str, model: str) -> N
 def test_every_summary_row_carries_its_strata_replicates(task: str, model: str) -> None:
     """WinoPron's summary rows (the card's results) are one stratum each, or the difference of
     two summary rows (a gap): their replicates are exactly those."""
+    from winoscope.families.winopron.board_metrics import SUMMARY_ONLY
     from winoscope.scoring.metric import get_metric
 
     rr = run(task, model, n_boot=300, seed=3)
@@ -87,6 +99,15 @@ def test_every_summary_row_carries_its_strata_replicates(task: str, model: str) 
         spec = get_metric(str(row.metric))
         if spec.role == "diagnostic":
             continue  # a check over all rows (option orders, invalid answers), not a stratum
+        if row.metric == "absolute_gender_gap":  # |female - male|, replicate by replicate
+            f, m = (reps[(c, "macro", "macro")] for c in spec.components)
+            np.testing.assert_array_equal(mine, np.abs(f - m))
+            checked += _check_interval(row, mine)
+            continue
+        if row.metric in SUMMARY_ONLY:
+            # the evaluator's metrics over both contexts: a summary row only (by hand elsewhere)
+            checked += _check_interval(row, mine)
+            continue
         if spec.signed_gap:
             a, b = spec.components
             keys = [(a, "macro", "macro"), (b, "macro", "macro")]

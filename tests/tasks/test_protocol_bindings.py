@@ -65,8 +65,9 @@ class LastOption:
 
 def test_a_third_binding_runs_without_a_change_to_the_run_plan() -> None:
     toy_task = with_toy()
-    assert list(toy_task.protocols) == ["forced_choice", "cloze", "toy"]
-    assert toy_task.describe()["protocols"] == ["forced_choice", "cloze", "toy"]
+    method = "counterbalanced_ab_mean_token_logprob_v1"
+    assert list(toy_task.protocols) == ["forced_choice", "cloze", method, "toy"]
+    assert toy_task.describe()["protocols"] == ["forced_choice", "cloze", method, "toy"]
     backend = LastOption(frozenset({"toy"}))
     # not asked for: the first binding the backend answers
     rr = run(toy_task, backend, n_boot=20, seed=0)
@@ -102,7 +103,10 @@ def test_a_protocol_the_task_lacks_is_refused_with_the_one_it_has() -> None:
     backend = LastOption(frozenset({"coref"}))
     with pytest.raises(TaskError) as err:
         run("winobias-uk", backend, protocol="coref")
-    assert str(err.value) == "task winobias-uk is asked by forced_choice or cloze, not by coref"
+    assert str(err.value) == (
+        "task winobias-uk is asked by forced_choice or cloze or "
+        "counterbalanced_ab_mean_token_logprob_v1, not by coref"
+    )
     with pytest.raises(TaskError) as err:
         run("winobias-uk/coref", LastOption(frozenset({"cloze"})))
     able = ", ".join(n for n in TASKS.names() if "cloze" in TASKS.get(n).protocols)

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..errors import WinoscopeError
+from ..errors import TaskError, WinoscopeError
 from .common import err_console, fail, out_console
 
 app = typer.Typer(
@@ -26,9 +26,10 @@ SLURM_HELP = (
 
 
 def _load(file: Path, slurm: list[str] | None = None):  # type: ignore[no-untyped-def]
+    from ..studies.checks import checked
     from ..studies.load import load_study, with_slurm_overrides
 
-    return with_slurm_overrides(load_study(file), slurm)
+    return checked(with_slurm_overrides(load_study(file), slurm))
 
 
 @app.command("plan")
@@ -102,11 +103,16 @@ def merge(file: FILE) -> None:
     try:
         study = _load(file)
         jobs = plan_cells(study)
+        n = sum(len(j.cells) for j in jobs)
+        done = sum(c.finished() for j in jobs for c in j.cells)
+        if not done:
+            raise TaskError(
+                f"{file}: none of the {n} cells is finished, so there is nothing to merge: run "
+                f"`winoscope study run {file}` first"
+            )
         written = merge_study(study, jobs)
     except WinoscopeError as exc:
         fail(exc)
-    n = sum(len(j.cells) for j in jobs)
-    done = sum(c.finished() for j in jobs for c in j.cells)
     out_console.print(
         f"merged {done} of {n} cells: {len(written['sweeps'])} sweep pages, leaderboard and "
         f"comparison in {study.out}",

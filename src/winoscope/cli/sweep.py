@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -10,8 +9,6 @@ import typer
 
 from ..errors import TaskError, WinoscopeError
 from .common import err_console, fail, out_console, parse_scorer_args
-
-CHECKPOINT_DIR = re.compile(r"checkpoint[-_](\d+)$")
 
 
 def parse_point(item: str) -> tuple[str, str]:
@@ -27,21 +24,10 @@ def parse_point(item: str) -> tuple[str, str]:
 
 def checkpoint_points(folder: Path) -> dict[str, str]:
     """``checkpoint-N`` folders (as a trainer saves them) under ``folder``: N -> ``hf:PATH``."""
-    if not folder.is_dir():
-        raise TaskError(f"--checkpoints {folder}: no such directory")
-    found = {}
-    for child in sorted(folder.iterdir()):
-        m = CHECKPOINT_DIR.search(child.name)
-        if m and child.is_dir() and (child / "config.json").is_file():
-            found[m.group(1)] = f"hf:{child}"
-        elif m and child.is_dir() and (child / "adapter_config.json").is_file():
-            raise TaskError(
-                f"--checkpoints {folder}: {child.name} holds a PEFT adapter; give each as "
-                f"--point {m.group(1)}=hf:BASE with -M peft=... in a run of its own"
-            )
-    if not found:
-        raise TaskError(f"--checkpoints {folder}: no checkpoint-N folder with a config.json in it")
-    return found
+    from ..studies.checkpoints import checkpoint_models
+
+    hint = "give the folder as --adapters DIR with --base KIND:NAME"
+    return {n: f"hf:{p}" for n, p in checkpoint_models(folder, "--checkpoints", hint).items()}
 
 
 def _adapter_points(
@@ -107,8 +93,8 @@ def sweep(
     data: Annotated[
         str | None, typer.Option(help="File or hub id (one task only); default: the sample.")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed for baselines and the bootstrap.")] = 0,
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 2000,
+    seed: Annotated[int, typer.Option(min=0, help="Seed for baselines and the bootstrap.")] = 0,
+    bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap replicates.")] = 2000,
     limit: Annotated[
         int | None, typer.Option(min=1, help="Smoke test: the first N source items per stratum.")
     ] = None,
@@ -124,6 +110,14 @@ def sweep(
         typer.Option("--model-arg", "-M", help="Backend option key=value for every point."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            help="Replace a point's run directory that holds a run of other settings (refused "
+            "without it); rerunning the same sweep resumes either way.",
+        ),
+    ] = False,
     strict: Annotated[
         bool,
         typer.Option(
@@ -139,10 +133,12 @@ def sweep(
     Exit status: 0 every run answered, 1 with --strict a point's run is degenerate, 2 a usage
     error, 3 requests failed at some point.
     """
+    from ..backends import close_backend
     from ..backends.options import parse_model_args
     from ..studies.sweep import sweep as sweep_api
     from ..tags import parse_tags
 
+    backends: dict[str, Any] = {}
     try:
         points: dict[str, str] = {}
         given: list[str] = []
@@ -160,7 +156,6 @@ def sweep(
                         f"{value}; give the base another one (--point 0=...)"
                     )
                 points[value] = spec
-        backends: dict[str, Any] = {}
         if adapters is not None or base is not None:
             backends = _adapter_points(adapters, base, points, model_arg)
         reason = None
@@ -184,6 +179,8 @@ def sweep(
             options["data"] = data
         if limit is not None:
             options["limit"] = limit
+        if overwrite:
+            options["overwrite"] = True
         if backends:
             del options["backend_options"]  # each point's backend is built with them
         result = sweep_api(
@@ -202,6 +199,9 @@ def sweep(
         )
     except WinoscopeError as exc:
         fail(exc)
+    finally:  # the adapter points share one engine: released once, after the last point
+        for b in backends.values():
+            close_backend(b)
     failed = [
         f"{task} {result.key}={value}"
         for (task, value), rr in result.runs.items()

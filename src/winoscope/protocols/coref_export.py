@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ..datasets.conll import ConllDocument, write_conll
+from ..jsonio import atomic_path
 from .coref import CorefItem, Span
 
 _TOKEN = re.compile(r"\w+(?:[ʼ'’\-]\w+)*|[^\w\s]", re.UNICODE)
@@ -73,8 +74,10 @@ def export_documents(items: Sequence[CorefItem], out: Path) -> dict[str, Path]:
     keys: list[ConllDocument] = []
     inputs: list[ConllDocument] = []
     with (
-        paths["input_jsonl"].open("w", encoding="utf-8") as fin,
-        paths["key_jsonl"].open("w", encoding="utf-8") as fkey,
+        atomic_path(paths["input_jsonl"]) as input_tmp,
+        atomic_path(paths["key_jsonl"]) as key_tmp,
+        input_tmp.open("w", encoding="utf-8") as fin,
+        key_tmp.open("w", encoding="utf-8") as fkey,
     ):
         for it in items:
             cuts = [x for c in it.gold_clusters for m in c for x in m]

@@ -194,6 +194,14 @@ def combine_orders(
     return pd.DataFrame.from_records(records)
 
 
+def check_failed_policy(policy: str) -> None:
+    """An unknown failed-request policy is a usage error, named with the known ones."""
+    if policy not in FAILED_POLICIES:
+        raise TaskError(
+            f"unknown failed-request policy {policy!r}; choose {' or '.join(FAILED_POLICIES)}"
+        )
+
+
 def apply_failed_policy(
     table: pd.DataFrame, column: str, policy: str = "exclude"
 ) -> tuple[pd.DataFrame, int]:
@@ -207,10 +215,7 @@ def apply_failed_policy(
     Coreference rows (a ``response_status`` column) always have clusters, empty for a failed
     request: ``wrong`` keeps such rows (scored as misses), ``exclude`` drops them.
     """
-    if policy not in FAILED_POLICIES:
-        raise TaskError(
-            f"unknown failed-request policy {policy!r}; choose {' or '.join(FAILED_POLICIES)}"
-        )
+    check_failed_policy(policy)
     if "response_status" in table.columns:
         failed = table["response_status"].astype(str).eq("error").to_numpy(dtype=bool)
         if policy == "exclude" and failed.any():

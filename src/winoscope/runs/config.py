@@ -13,7 +13,7 @@ to one family's scorer are not fields: they are ``scorer_options`` (``{"keep_unp
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,3 +68,11 @@ class RunConfig:
         if unknown:
             raise TypeError(f"RunConfig has no setting(s) {', '.join(unknown)}")
         return replace(self, **changes)
+
+
+#: every setting's default, as :func:`winoscope.run` compares what it was given with
+RUN_DEFAULTS: dict[str, Any] = {
+    f.name: f.default_factory() if f.default_factory is not MISSING else f.default
+    for f in fields(RunConfig)
+    if f.name not in ("task", "model")
+}

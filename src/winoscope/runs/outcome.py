@@ -27,6 +27,14 @@ def check_failed_share(share: float) -> None:
         raise TaskError(f"max_failed_share={share!r}: expected a share from 0 to 1")
 
 
+def check_statistics(n_boot: int, seed: int, least: int = 0) -> None:
+    """Bootstrap replicates (at least ``least``; 0: no intervals) and a seed, both whole
+    numbers from 0: refused before a model is asked (numpy refuses them after)."""
+    for name, value, low in (("n_boot (--bootstrap)", n_boot, least), ("seed (--seed)", seed, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise TaskError(f"{name}={value!r}: expected a whole number, at least {low}")
+
+
 def run_outcome(
     responses: Mapping[str, Response], n_requests: int, max_failed_share: float = 0.0
 ) -> dict[str, Any]:
@@ -64,6 +72,18 @@ def error_summary(responses: Mapping[str, Response], limit: int = 5) -> list[dic
     )
 
 
+def dataset_record(task: str, ds: Dataset) -> dict[str, Any]:
+    """The dataset as the manifest records it, with its release where the task has known
+    releases (:func:`~winoscope.datasets.releases.release_record`)."""
+    from ..datasets.releases import release_record
+
+    record = ds.describe()
+    release = release_record(task, record.get("source") or {})
+    if release is not None:
+        record["release"] = release
+    return record
+
+
 def build_manifest(
     task: Task,
     ds: Dataset,
@@ -93,7 +113,7 @@ def build_manifest(
         "duration_s": round(time.time() - started, 3),
         "task": task.name,
         "protocol": task.protocol,
-        "dataset": ds.describe(),
+        "dataset": dataset_record(task.name, ds),
         "review_status": ds.review_status,
         "model": {
             "spec": model_label(backend),

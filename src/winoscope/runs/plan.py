@@ -11,12 +11,9 @@ task's scorer declares. Nothing here talks to a model.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import pandas as pd
 
 from ..backends import Backend, create_backend, model_label
 from ..backends.base import check_backend
@@ -26,14 +23,15 @@ from ..datasets.validation import BLOCKING_HINT, ValidationFailed, blocking
 from ..errors import TaskError
 from ..limit import check_limit, limit_run
 from ..protocols.cloze import ClozeTemplate
-from ..protocols.forced_choice import PromptTemplate, apply_failed_policy
+from ..protocols.forced_choice import PromptTemplate, check_failed_policy
 from ..records import Request
 from ..scoring.options import scorer_options
 from ..tags import normalize_tags
 from ..tasks import TASKS, Task, get_task
 from ..tasks.base import Template, validate_dataset
 from .config import RunConfig
-from .outcome import check_failed_share
+from .outcome import check_failed_share, check_statistics
+from .run_folder import check_run_folder
 
 
 @dataclass(frozen=True)
@@ -64,10 +62,15 @@ def choose_protocol(task: Task, backend: Backend, requested: str | None = None) 
     offered = list(task.protocols)
     answers = sorted(backend.protocols)
     alternatives = alternative_protocols()
+
+    def answered(p: str) -> bool:
+        binding = task.protocols.get(p)
+        return (binding.answered_by(p) if binding is not None else p) in backend.protocols
+
     if requested is not None:
         protocol = requested
     else:
-        protocol = next((p for p in offered if p in backend.protocols), None) or next(
+        protocol = next((p for p in offered if answered(p)), None) or next(
             (p for p in alternatives if p in backend.protocols), task.protocol
         )
     if protocol not in offered and protocol in alternatives:
@@ -80,12 +83,15 @@ def choose_protocol(task: Task, backend: Backend, requested: str | None = None) 
         )
     if protocol not in offered:
         raise TaskError(f"task {task.name} is asked by {' or '.join(offered)}, not by {protocol}")
-    if protocol not in backend.protocols:
+    if not answered(protocol):
+        asks = task.protocols[protocol].answered_by(protocol)
         mode = f" in mode {backend.mode}" if backend.mode is not None else ""
-        other = modes_answering(backend, protocol)
+        other = modes_answering(backend, asks)
+        what = protocol if asks == protocol else f"{protocol} protocol (it asks {asks})"
         raise TaskError(
-            f"{model_label(backend)}{mode} does not answer the {protocol} protocol of task "
-            f"{task.name} (it answers {', '.join(answers) or 'nothing'}"
+            f"{model_label(backend)}{mode} does not answer the "
+            + (f"{protocol} protocol" if asks == protocol else what)
+            + f" of task {task.name} (it answers {', '.join(answers) or 'nothing'}"
             + (f"; {other} does" if other else "")
             + ")"
         )
@@ -123,7 +129,7 @@ def resolve_template(
     if isinstance(template, PromptTemplate | ClozeTemplate):
         check_kind(template, kind, f"{model_label(backend)} has mode {backend.mode!r}")
         return template
-    if template is not None:  # a registered name, a file or the text
+    if template is not None and template != "default":  # a registered name, a file or text
         return resolve(template, kind)
     if binding.template is None:
         raise TaskError(f"task {task.name} needs a {template_noun(kind)} template")
@@ -133,6 +139,19 @@ def resolve_template(
 def build_requests(task: Task, ds: Dataset, protocol: str, template: Template) -> list[Request]:
     """The requests of ``protocol``'s binding through ``template``."""
     return task.protocols[protocol].build_requests(ds, template)
+
+
+def checked_dataset(
+    t: Task, ds: Dataset, *, strict: bool, skip_bad_rows: bool
+) -> tuple[Dataset, list[Issue], dict[str, Any] | None]:
+    """The task's validation on ``ds`` (a run's data or a scored predictions file alike): with
+    ``strict`` any finding stops it, blocking findings stop it unless ``skip_bad_rows`` leaves
+    their rows out. Returns the dataset to score, the findings and what was left out."""
+    issues = validate_dataset(t, ds)
+    if strict and issues:
+        raise ValidationFailed(issues, ds.source.location)
+    kept, left_out = leave_out_blocking(ds, issues, skip_bad_rows)
+    return kept, issues, left_out
 
 
 def leave_out_blocking(
@@ -180,25 +199,34 @@ def plan(config: RunConfig) -> RunPlan:
     started = time.time()
     run_tags = normalize_tags(config.tags)
     check_failed_share(config.max_failed_share)
+    check_statistics(config.n_boot, config.seed)
     check_limit(config.limit)
     t = get_task(config.task) if isinstance(config.task, str) else config.task
     # an unknown policy or scorer option fails before anything is loaded
-    apply_failed_policy(pd.DataFrame(), t.primary.prediction_column, config.failed)
+    check_failed_policy(config.failed)
     options = scorer_options(t.name, t.scorer_options, config.scorer_options)
-    ds = load_data(t, config)
-    issues = validate_dataset(t, ds)
-    if config.strict and issues:
-        raise ValidationFailed(issues, ds.source.location)
-    ds, left_out = leave_out_blocking(ds, issues, config.skip_bad_rows)
+    ds, issues, left_out = checked_dataset(
+        t, load_data(t, config), strict=config.strict, skip_bad_rows=config.skip_bad_rows
+    )
     backend = make_backend(config)
-    if config.out is not None and not config.overwrite:
-        check_overwrite(Path(config.out), t.name, backend)
     protocol = choose_protocol(t, backend, config.protocol)
     tmpl = resolve_template(t, backend, protocol, config.template)
     requests = build_requests(t, ds, protocol, tmpl)
     partial = None
     if config.limit is not None:  # validation above saw the whole table; the rest sees the part
         ds, requests, partial = limit_run(ds, requests, config.limit, t.strata)
+    if config.out is not None:  # before the first request: nothing asked is lost to a write
+        runtime = getattr(backend, "runtime", None) or {}
+        check_run_folder(
+            config.out,
+            task=t.name,
+            model={"spec": model_label(backend), "runtime": runtime},
+            source=ds.source.as_dict(),
+            protocol=protocol,
+            template_text=getattr(tmpl, "text", None),
+            partial=partial,
+            overwrite=config.overwrite,
+        )
     store_path = response_store_path(config.store, config.out) if backend.cacheable else None
     return RunPlan(
         config=config,
@@ -215,45 +243,4 @@ def plan(config: RunConfig) -> RunPlan:
         scorer_options=options,
         tags=run_tags,
         started=started,
-    )
-
-
-def run_identity(task: str, model: Mapping[str, Any]) -> dict[str, str]:
-    """What makes a run directory another run: the task and the model as pages name it, its
-    spec with the PEFT adapter's folder put on a path model (``hf:base + peft:out/lora``).
-    The weights, hooks and adapters under the same label, path or adapter folder may change
-    between runs into one directory (the store asks again, as the documentation of live
-    models describes): the spec and the folders are the user's names for the model."""
-    from ..backends.base import model_display
-
-    return {"task": task, "model": model_display(model)}
-
-
-def check_overwrite(out: Path, task: str, backend: Any) -> None:
-    """Refuse to write a run of another task or model into a directory holding one.
-
-    Rerunning the same run (same task, model spec and adapter folder) resumes as before; anything else
-    would replace the earlier run's report and metrics, so it needs ``overwrite=True``
-    (``--overwrite``) or another ``out``.
-    """
-    import json
-
-    manifest_path = out / "manifest.json"
-    if not manifest_path.is_file():
-        return
-    try:
-        old = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return  # not a readable run: nothing of value to protect
-    if not isinstance(old, dict) or "task" not in old:
-        return
-    before = run_identity(str(old.get("task")), old.get("model") or {})
-    runtime = getattr(backend, "runtime", None) or {}
-    now = run_identity(task, {"spec": model_label(backend), "runtime": runtime})
-    if before == now:
-        return
-    raise TaskError(
-        f"{out} holds a run of {before['task']} with {before['model']}; this run is "
-        f"{now['task']} with {now['model']}: refusing to overwrite it. Give another "
-        "--out (out=...), or --overwrite (overwrite=True) to replace it"
     )

@@ -19,21 +19,20 @@ from typing import Any
 
 import pandas as pd
 
-from ..backends import Backend, model_label
+from ..backends import Backend, close_backend, model_label
 from ..backends.store import ResponseStore, plan_run
-from ..datasets.base import Issue
-from ..datasets.validation import ValidationFailed
+from ..datasets.base import Dataset, Issue
 from ..progress import track
-from ..protocols.forced_choice import apply_failed_policy
+from ..protocols.cloze import ClozeTemplate
+from ..protocols.forced_choice import PromptTemplate, apply_failed_policy, check_failed_policy
 from ..records import Request, Response
 from ..results.run import RunResult
 from ..scoring.base import ScoreResult
 from ..scoring.options import scorer_options as checked_scorer_options
 from ..tasks import Task, get_task
-from ..tasks.base import validate_dataset
-from .config import RunConfig
+from .config import RUN_DEFAULTS, RunConfig
 from .outcome import error_summary
-from .plan import RunPlan, leave_out_blocking, plan, response_store_path
+from .plan import RunPlan, checked_dataset, plan, response_store_path
 from .record import Answers, Predicted, run_manifest
 
 __all__ = [
@@ -147,7 +146,27 @@ def record(p: RunPlan, answers: Answers, predicted: Predicted, result: ScoreResu
 def run(
     task: str | Task | RunConfig,
     model: str | Backend | None = None,
-    **settings: Any,
+    *,
+    data: str | Path | Dataset | None = None,
+    out: str | Path | None = None,
+    seed: int = 0,
+    template: str | Path | PromptTemplate | ClozeTemplate | None = None,
+    protocol: str | None = None,
+    n_boot: int = 2000,
+    revision: str | None = None,
+    split: str | None = None,
+    quiet: bool = True,
+    backend_options: Mapping[str, Any] | None = None,
+    scorer_options: Mapping[str, Any] | None = None,
+    store: str | Path | bool | None = None,
+    resume: bool = True,
+    strict: bool = False,
+    failed: str = "exclude",
+    max_failed_share: float = 0.0,
+    limit: int | None = None,
+    tags: Mapping[str, Any] | None = None,
+    skip_bad_rows: bool = False,
+    overwrite: bool = False,
 ) -> RunResult:
     """Evaluate ``model`` on ``task`` and (with ``out``) write the run directory.
 
@@ -155,7 +174,8 @@ def run(
     >>> r.metrics.query("split == 'macro'")                                     # doctest: +SKIP
     >>> r = run(RunConfig("winobias-uk", "baseline:agreement", n_boot=500))     # doctest: +SKIP
 
-    The settings are those of :class:`~winoscope.runs.config.RunConfig`:
+    The settings are those of :class:`~winoscope.runs.config.RunConfig` (a run given one takes
+    no settings beside it: change them with ``config.but(...)``):
 
     Answers of cacheable backends are stored in ``OUT/responses.sqlite`` (or the file given as
     ``store``; ``store=False`` disables it) as they arrive, so rerunning into the same directory
@@ -184,20 +204,42 @@ def run(
     fingerprint, live weights or adapter) is not overwritten: :class:`TaskError` names both,
     unless ``overwrite=True``; rerunning the same run into it resumes.
 
+    A backend the run makes from a spec (``"vllm:DIR"``) is closed once its requests are asked
+    (``close_backend``: ``vllm:``'s engine shut down), also when asking stops with an error or
+    Ctrl-C; a backend object passed in is its maker's to close, and may serve several runs.
+
     ``tags`` record what was done to the model (``{"method": "steer", "alpha": 4}``,
     :mod:`winoscope.tags`): the manifest, the reports, ``show``, ``compare``, ``diff`` and
     sweeps show them; they never key stored answers.
     """
+    settings: dict[str, Any] = {
+        "data": data, "out": out, "seed": seed, "template": template, "protocol": protocol,
+        "n_boot": n_boot, "revision": revision, "split": split, "quiet": quiet,
+        "backend_options": backend_options or {}, "scorer_options": scorer_options or {},
+        "store": store, "resume": resume, "strict": strict, "failed": failed,
+        "max_failed_share": max_failed_share, "limit": limit, "tags": tags,
+        "skip_bad_rows": skip_bad_rows, "overwrite": overwrite,
+    }  # fmt: skip
     if isinstance(task, RunConfig):
         if model is not None:
             raise TypeError("run(config) takes no model: it is the config's")
-        config = task.but(**settings) if settings else task
+        given = sorted(k for k, v in settings.items() if v != RUN_DEFAULTS[k])
+        if given:
+            raise TypeError(
+                f"run(config) takes its settings from the config, not {', '.join(given)}: "
+                "use run(config.but(...))"
+            )
+        config = task
     else:
         if model is None:
             raise TypeError("run() needs a task and a model (or one RunConfig)")
         config = RunConfig(task, model, **settings)
     p = plan(config)
-    answers = ask(p)
+    try:
+        answers = ask(p)
+    finally:  # a backend the run made from a spec is the run's: released however asking ends
+        if isinstance(config.model, str):
+            close_backend(p.backend)
     predicted = predict(p, answers)
     result = score_answers(p, predicted)
     return record(p, answers, predicted, result)
@@ -235,9 +277,7 @@ def score(
     from ..datasets.sources import SourceInfo, read_table
 
     t = get_task(task) if isinstance(task, str) else task
-    apply_failed_policy(
-        pd.DataFrame(), t.primary.prediction_column, failed
-    )  # an unknown policy fails now
+    check_failed_policy(failed)  # an unknown policy fails before the file is read
     options = checked_scorer_options(t.name, t.scorer_options, scorer_options, scoring_file=True)
     if isinstance(predictions, pd.DataFrame):
         raw, name = predictions, "predictions"
@@ -248,10 +288,7 @@ def score(
     left_out: dict[str, Any] | None = None
     if t.data.from_frame is not None:
         ds = t.data.from_frame(raw, source=SourceInfo(kind="file", location=name))
-        issues = validate_dataset(t, ds)
-        if strict and issues:
-            raise ValidationFailed(issues, name)
-        ds, left_out = leave_out_blocking(ds, issues, skip_bad_rows)
+        ds, issues, left_out = checked_dataset(t, ds, strict=strict, skip_bad_rows=skip_bad_rows)
         table = ds.table
     table, unanswered = apply_failed_policy(table, t.primary.prediction_column, failed)
     result = t.scorer(table, n_boot=n_boot, seed=seed, source=name, **options)

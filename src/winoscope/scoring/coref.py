@@ -33,7 +33,7 @@ from ..errors import ScoringError
 from ..protocols.coref import NO_ANSWER, Span, SpanClusters, overlaps
 from .base import METRIC_COLUMNS, Stratum, stratified_rows
 from .bootstrap import Replicates, bootstrap
-from .coref_metrics import CONLL_METRICS, Counts, DocumentScore, score_document
+from .coref_metrics import CONLL_METRICS, score_document
 from .metric import Declarations, Kind
 
 declare = Declarations(__name__)
@@ -162,24 +162,6 @@ def document_frame(table: pd.DataFrame, source: str = "predictions") -> pd.DataF
         rec["link_correct"] = link == str(r["referent_role"])
         rows.append(rec)
     return pd.DataFrame(rows, index=table.index)
-
-
-def total_score(docs: pd.DataFrame) -> DocumentScore:
-    """Summed counts of a document frame as a :class:`DocumentScore`."""
-    sums = docs.sum(numeric_only=True)
-
-    def counts(prefix: str) -> Counts:
-        return Counts(*(float(sums.get(f"{prefix}_{f}", 0.0)) for f in COUNT_FIELDS))
-
-    return DocumentScore(
-        muc=counts("muc"),
-        bcub=counts("bcub"),
-        ceafe=counts("ceafe"),
-        ceafm=counts("ceafm"),
-        mentions=counts("mentions"),
-        blanc_coref=counts("blanc_coref"),
-        blanc_noncoref=counts("blanc_noncoref"),
-    )
 
 
 def _f1_from(sums: np.ndarray) -> np.ndarray:

@@ -325,10 +325,7 @@ def score_document(key: Clusters, response: Clusters) -> DocumentScore:
 
 def score_corpus(key: Mapping[str, Clusters], response: Mapping[str, Clusters]) -> DocumentScore:
     """Counts summed over the key's documents (a missing response document scores as empty)."""
-    total = DocumentScore()
-    for name, clusters in key.items():
-        total = total + score_document(clusters, response.get(name, ()))
-    return total
+    return score_pairs((clusters, response.get(name, ())) for name, clusters in key.items())
 
 
 def score_pairs(pairs: Iterable[tuple[Clusters, Clusters]]) -> DocumentScore:

@@ -61,13 +61,6 @@ def goodness(direction: str, change_side: int) -> int:
     return 0
 
 
-def value_goodness(direction: str, value_side: int) -> int:
-    """For a value itself (not a change): a ``zero`` metric away from 0 is worse either way."""
-    if direction == "zero":
-        return -1 if value_side else 0
-    return 0
-
-
 def absolute_twin(gap: str, names: Iterable[str]) -> str | None:
     """The declared size of a signed gap among ``names``: a ``lower`` gap of its components."""
     from .metric import get_metric

@@ -329,17 +329,6 @@ def gap_meaning(name: str) -> str:
     return name.replace("_", " ")
 
 
-def declared_names(builtin: bool = False) -> list[str]:
-    """Every declared metric name (importing the built-in scorers first); with ``builtin``,
-    only those the winoscope package declares (not this module's examples)."""
-    load_builtin()
-    return sorted(
-        name
-        for name, spec in METRICS.items()
-        if not builtin or (spec.module.startswith("winoscope.") and spec.module != __name__)
-    )
-
-
 _LOADED: list[bool] = []
 
 

@@ -9,17 +9,16 @@ change a setting and the cell runs again, reusing the answers its store already 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..tags import tag_sort_key, tag_value
+from .checkpoints import checkpoint_models
 from .spec import ModelSpec, Study
 from .sweep import point_dir_name
 
 MARKER = "study-cell.json"
-CHECKPOINT_DIR = re.compile(r"checkpoint[-_](\d+)$")
 
 
 @dataclass(frozen=True)
@@ -78,16 +77,9 @@ def model_points(m: ModelSpec) -> dict[Any, str]:
 
 def checkpoint_points(folder: Path) -> dict[Any, str]:
     """``checkpoint-N`` folders with a ``config.json`` (as a trainer saves them): N -> hf:PATH."""
-    from ..errors import TaskError
-
-    found: dict[Any, str] = {}
-    for child in sorted(folder.iterdir()) if folder.is_dir() else ():
-        m = CHECKPOINT_DIR.search(child.name)
-        if m and (child / "config.json").is_file():
-            found[tag_value(m.group(1))] = f"hf:{child}"
-    if not found:
-        raise TaskError(f"checkpoints {folder}: no checkpoint-N folder with a config.json in it")
-    return found
+    hint = "list the adapters under the model's adapters, with its base"
+    found = checkpoint_models(folder, "checkpoints", hint)
+    return {tag_value(n): f"hf:{p}" for n, p in found.items()}
 
 
 def template_dir(template: str | None) -> str:

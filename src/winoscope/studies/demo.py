@@ -12,6 +12,7 @@ import pandas as pd
 from ..backends.base import Backend, create_backend
 from ..backends.baselines import PICKERS
 from ..backends.hf import gemma
+from ..jsonio import write_atomic
 from ..report.markdown import fmt
 from ..results.run import RunResult
 from ..runs.runner import run
@@ -20,9 +21,9 @@ from ..tasks.family import family_of
 
 
 def demo_tasks() -> tuple[str, ...]:
-    """The tasks a family puts in the demo (``Task.demo_rank``: a bundled sample), in order."""
-    ranked = [(TASKS.get(n).demo_rank, n) for n in TASKS.names()]
-    return tuple(n for rank, n in sorted((r, n) for r, n in ranked if r is not None))
+    """The tasks a family puts in the demo (``Task.demo``: a bundled sample), in order."""
+    ranked = [(demo.rank, n) for n in TASKS.names() if (demo := TASKS.get(n).demo) is not None]
+    return tuple(n for _rank, n in sorted(ranked))
 
 
 GEMMA_SPEC = "gemma:270m"
@@ -79,7 +80,8 @@ def run_demo(
     for task in tasks:
         if task not in TASKS:
             continue
-        for model in TASKS.get(task).extras.get("demo_models") or demo_models(lm=lm):
+        demo = TASKS.get(task).demo
+        for model in (demo.models if demo is not None else ()) or demo_models(lm=lm):
             slug = f"{task.replace('/', '_')}__{model.replace(':', '_')}"
             options = model_options(task, model)
             if model == GEMMA_SPEC:
@@ -92,11 +94,11 @@ def run_demo(
                 continue
             results.append(run(task, model, out=out / slug, quiet=quiet, backend_options=options))
     table = summary_table(results)
-    (out / "README.md").write_text(
+    write_atomic(
+        out / "README.md",
         "# winoscope demo\n\nReference baselines on the bundled samples (the project's own text in each "
         "card's schema, not the datasets). Macro averages over split/type strata with 95% bootstrap "
         "intervals. " + gemma_note(lm) + "\n\n" + table + "\n" + report_links(results, out),
-        encoding="utf-8",
     )
     write_demo_index(results, out)
     return table

@@ -10,7 +10,6 @@ its response store.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import json
 import os
@@ -18,12 +17,14 @@ import socket
 import sys
 import time
 import traceback
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..backends import close_backend, create_backend
+from ..jsonio import write_atomic
 from .cells import MARKER, Cell, Job, cell_tags, plan_cells
 from .load import load_study
+from .points import adapter_options, point_backend
 from .spec import Study
 
 SLURM_ENV = ("SLURM_JOB_ID", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURMD_NODENAME")
@@ -47,25 +48,27 @@ def load_factory(text: str, pythonpath: list[Path]) -> Any:
     return fn
 
 
-@contextlib.contextmanager
-def point_backend(study: Study, job: Job, value: Any) -> Iterator[Any]:
-    """The backend every cell of one point shares: made once, left after the point."""
-    from ..backends import create_backend
-
+def _point_source(
+    study: Study, job: Job, value: Any, adapters: dict[Any, dict[str, Any]]
+) -> tuple[Any, dict[str, Any]]:
+    """What the point's backend is made from, and the options it is made with."""
     source = job.points[value]
     m = job.model
     if source.startswith("factory:"):
-        made = load_factory(source.partition(":")[2], study.pythonpath)(value)
-        if hasattr(made, "__enter__") and hasattr(made, "__exit__"):
-            with made as backend:
-                yield backend
-        else:
-            yield made
-    elif source.startswith("adapter:"):
+        return load_factory(source.partition(":")[2], study.pythonpath)(value), {}
+    if source.startswith("adapter:"):
         assert m.base is not None
-        yield create_backend(m.base, **{**m.model_args, "peft": source.partition(":")[2]})
-    else:
-        yield create_backend(source, **m.model_args)
+        return m.base, adapters[value]
+    return source, dict(m.model_args)
+
+
+def _adapter_options(job: Job) -> dict[Any, dict[str, Any]]:
+    """Each adapter point's options (on ``vllm:`` sharing one engine's ``max_lora_rank``)."""
+    m = job.model
+    if m.adapters is None or m.base is None:
+        return {}
+    dirs = {v: Path(p) for v, p in m.adapters.items()}
+    return adapter_options(m.base, dirs, m.model_args, f"model {m.name}: adapters")[1]
 
 
 def _run_cell(study: Study, cell: Cell, backend: Any) -> dict[str, Any]:
@@ -86,7 +89,7 @@ def _run_cell(study: Study, cell: Cell, backend: Any) -> dict[str, Any]:
         settings["data"] = task.data
     started = time.time()
     rr = run(RunConfig(task.name, backend, **settings))
-    (cell.run_dir / MARKER).write_text(json.dumps(cell.identity, indent=2), encoding="utf-8")
+    write_atomic(cell.run_dir / MARKER, json.dumps(cell.identity, indent=2))
     return {
         "cell": cell.label,
         "run_dir": str(cell.run_dir),
@@ -120,19 +123,33 @@ def run_job(study_file: str, model: str) -> dict[str, Any]:
 
     save()
     pending = job.pending()
-    for value in dict.fromkeys(c.value for c in pending):
-        cells = [c for c in pending if c.value == value]
-        try:
-            with point_backend(study, job, value) as backend:
-                for cell in cells:
-                    try:
-                        report["done"].append(_run_cell(study, cell, backend))
-                    except Exception as exc:  # one cell's error does not stop the others
-                        report["failed"].append(_failure(cell, exc))
-                    save()
-        except Exception as exc:  # the point's backend could not be made
-            report["failed"] += [_failure(c, exc) for c in cells if not c.finished()]
-            save()
+    # adapters on one vllm: base answer through one engine: their backends stay open from one
+    # point to the next and are closed together at the job's end
+    shared_engine = job.model.adapters is not None and str(job.model.base).startswith("vllm:")
+    kept: list[Any] = []
+    try:
+        adapters = _adapter_options(job) if pending else {}
+        for value in dict.fromkeys(c.value for c in pending):
+            cells = [c for c in pending if c.value == value]
+            try:
+                made, options = _point_source(study, job, value, adapters)
+                if shared_engine:
+                    kept.append(made := create_backend(made, **options))
+                with point_backend(made, **options) as backend:
+                    for cell in cells:
+                        try:
+                            report["done"].append(_run_cell(study, cell, backend))
+                        except Exception as exc:  # one cell's error does not stop the others
+                            report["failed"].append(_failure(cell, exc))
+                        save()
+            except Exception as exc:  # the point's backend could not be made
+                report["failed"] += [_failure(c, exc) for c in cells if not c.finished()]
+                save()
+    except Exception as exc:  # the adapters' options could not be read
+        report["failed"] += [_failure(c, exc) for c in pending if not c.finished()]
+    finally:
+        for backend in kept:
+            close_backend(backend)
     report["finished"] = time.time()
     save()
     return report

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import WinoscopeError
+from ..errors import WinoscopeError, not_utf8
 from ..tags import TagError, check_key, normalize_tags, tag_value
 from .spec import SLURM_KEYS, ModelSpec, SlurmOptions, Study, TaskSpec
 
@@ -46,15 +46,23 @@ def read_study_file(path: str | Path) -> dict[str, Any]:
     p = Path(path)
     if not p.is_file():
         raise StudyFileError("no such study file", file=str(p))
-    text = p.read_text(encoding="utf-8")
+    data = p.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        bad = not_utf8(str(p), data)
+        raise StudyFileError(f"line {bad.line}: {bad.detail}", file=str(p)) from None
     if p.suffix in (".yaml", ".yml"):
         from ..extras import require
 
         yaml = require("yaml", "a YAML study file")
         try:
-            raw = yaml.safe_load(text)
+            raw = yaml.load(text, Loader=_unique_keys_loader(yaml))  # a SafeLoader
         except yaml.YAMLError as exc:
-            raise StudyFileError(f"not valid YAML: {exc}", file=str(p)) from None
+            mark = getattr(exc, "problem_mark", None)
+            where = f"line {mark.line + 1}: " if mark is not None else ""
+            what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise StudyFileError(f"{where}not valid YAML: {what}", file=str(p)) from None
     elif p.suffix == ".toml":
         try:
             raw = tomllib.loads(text)
@@ -65,6 +73,25 @@ def read_study_file(path: str | Path) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise StudyFileError("expected a table of settings at the top", file=str(p))
     return raw
+
+
+def _unique_keys_loader(yaml: Any) -> Any:
+    """PyYAML's safe loader, refusing a key given twice in one table (PyYAML keeps the last
+    silently; TOML refuses it already)."""
+
+    class UniqueKeys(yaml.SafeLoader):  # type: ignore[misc,name-defined]
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"the key {key!r} is given twice", key_node.start_mark
+                    )
+                seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    return UniqueKeys
 
 
 class _Reader:
@@ -89,6 +116,21 @@ class _Reader:
         if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
             raise self.fail(key, f"expected {what}, got {value!r}")
         return value
+
+    def once(self, values: list[Any], key: str, what: str) -> None:
+        """Each of ``values`` given once (compared as values: ``1`` and ``1.0`` are one)."""
+        for j, v in enumerate(values):
+            if v in values[:j]:
+                first = values.index(v)
+                raise self.fail(
+                    f"{key}[{j}]", f"the {what} {v!r} is given twice ({key}[{first}] too)"
+                )
+
+    def at_least(self, value: Any, low: int, key: str) -> int:
+        n: int = self.typed(value, int, key, "a whole number")
+        if n < low:
+            raise self.fail(key, f"expected a whole number >= {low}, got {n}")
+        return n
 
     def path(self, value: Any, key: str) -> Path:
         text = self.typed(value, str, key, "a path")
@@ -115,7 +157,14 @@ class _Reader:
 def _points(r: _Reader, table: Any, key: str, convert: Any) -> dict[Any, str]:
     if not isinstance(table, dict) or not table:
         raise r.fail(key, 'expected a table of VALUE = ... entries, e.g. {0 = "hf:./base"}')
-    return {r.value(v, f"{key}.{v}"): convert(s, f"{key}.{v}") for v, s in table.items()}
+    got: dict[Any, str] = {}
+    given: dict[Any, str] = {}
+    for v, s in table.items():
+        value = r.value(v, f"{key}.{v}")
+        if value in got:  # "1", "01" and "1.0" are one value: one run folder, one cell
+            raise r.fail(f"{key}.{v}", f"the same value as {key}.{given[value]} ({value!r})")
+        got[value], given[value] = convert(s, f"{key}.{v}"), str(v)
+    return got
 
 
 def _model(r: _Reader, raw: Any, i: int) -> ModelSpec:
@@ -151,7 +200,8 @@ def _model(r: _Reader, raw: Any, i: int) -> ModelSpec:
         values = raw.get("values")
         if not isinstance(values, list) or not values:
             raise r.fail(f"{where}.values", "a factory needs the values to call it with")
-        got["values"] = [r.value(v, f"{where}.values") for v in values]
+        got["values"] = [r.value(v, f"{where}.values[{j}]") for j, v in enumerate(values)]
+        r.once(got["values"], f"{where}.values", "value")
     else:
         got["spec"] = r.spec(raw["spec"], at)
         got["value"] = r.value(raw.get("value", 0), f"{where}.value")
@@ -230,17 +280,21 @@ def study_from_dict(raw: Mapping[str, Any], file: str | Path) -> Study:
     if not isinstance(tasks_raw, list) or not tasks_raw:
         raise r.fail("tasks", "expected a list of task names")
     tasks = [_task(r, t, i) for i, t in enumerate(tasks_raw)]
+    r.once([t.name for t in tasks], "tasks", "task")
     templates_raw = raw.get("templates", [])
     r.typed(templates_raw, list, "templates", "a list of template names or files")
     templates: list[str | None] = [
         r.typed(t, str, f"templates[{i}]", "a template name or file")
         for i, t in enumerate(templates_raw)
     ] or [None]
+    r.once(templates, "templates", "template")
     key = r.typed(raw.get("key", "alpha"), str, "key", "the swept value's name")
     try:
         check_key(key)
     except TagError as exc:
         raise r.fail("key", str(exc)) from None
+    if key == "model":
+        raise r.fail("key", "model is the tag naming each cell's model; name the value otherwise")
     try:
         tags = normalize_tags(r.typed(raw.get("tags", {}), dict, "tags", "a table"))
     except TagError as exc:
@@ -259,8 +313,8 @@ def study_from_dict(raw: Mapping[str, Any], file: str | Path) -> Study:
         key=key,
         templates=templates,
         tags=tags,
-        seed=r.typed(raw.get("seed", 0), int, "seed", "a whole number"),
-        n_boot=r.typed(raw.get("bootstrap", 2000), int, "bootstrap", "a whole number"),
+        seed=r.at_least(raw.get("seed", 0), 0, "seed"),
+        n_boot=r.at_least(raw.get("bootstrap", 2000), 0, "bootstrap"),
         limit=limit,
         pythonpath=[
             r.path(p, "pythonpath")
@@ -283,7 +337,8 @@ def with_slurm_overrides(study: Study, items: list[str] | None) -> Study:
 
     if not items:
         return study
-    raw: dict[str, Any] = asdict(study.slurm)
+    # the file's settings, without those it leaves unset (None is no value to check again)
+    raw: dict[str, Any] = {k: v for k, v in asdict(study.slurm).items() if v is not None}
     r = _Reader(Path("-S"))
     for item in items:
         k, sep, v = item.partition("=")

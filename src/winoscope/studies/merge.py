@@ -73,9 +73,11 @@ def sweep_from_runs(study: Study, job: Job, template: str | None, out: Path) -> 
 def merge_study(study: Study, jobs: list[Job]) -> dict[str, Any]:
     """Write ``OUT/sweeps/<model>[/template=T]/``, ``OUT/leaderboard/`` and
     ``OUT/comparison/`` from every finished cell; return what was written."""
+    from ..outputs import check_out_folder
     from ..report.compare import compare_runs
     from ..report.leaderboard import leaderboard
 
+    check_out_folder(study.out, option=f"{study.source}: out")
     started = time.time()
     written: dict[str, Any] = {"sweeps": [], "leaderboard": None, "comparison": None}
     for job in jobs:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..jsonio import write_atomic
 from .cells import Job, plan_cells
 from .outcome import JobOutcome
 from .spec import Study
@@ -59,6 +60,13 @@ def plan_text(study: Study) -> list[str]:
     return lines
 
 
+def check_study_out(study: Study) -> None:
+    """The study's ``out`` folder can be made and written, before any job starts."""
+    from ..outputs import check_out_folder
+
+    check_out_folder(study.out, option=f"{study.source}: out")
+
+
 def run_study(
     study: Study,
     executor: str = "local",
@@ -72,6 +80,10 @@ def run_study(
         from ..errors import TaskError
 
         raise TaskError(f"executor {executor!r}: expected one of {', '.join(EXECUTORS)}")
+    from .checks import check_study
+
+    check_study(study)
+    check_study_out(study)
     jobs = plan_cells(study)
     todo = [j for j in jobs if j.pending()]
     outcomes: list[JobOutcome] = []
@@ -105,5 +117,5 @@ def run_study(
         "seconds": round(time.time() - started, 3),
     }
     study.out.mkdir(parents=True, exist_ok=True)
-    (study.out / "study.json").write_text(json.dumps(summary, indent=2, default=str), "utf-8")
+    write_atomic(study.out / "study.json", json.dumps(summary, indent=2, default=str))
     return result

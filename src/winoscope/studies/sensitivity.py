@@ -38,7 +38,7 @@ import pandas as pd
 
 from .. import prompt_templates as registry
 from .._version import __version__
-from ..backends import Backend, model_label
+from ..backends import Backend, close_backend, model_label
 from ..errors import TaskError
 from ..protocols.cloze import ClozeTemplate
 from ..protocols.forced_choice import PromptTemplate
@@ -135,20 +135,24 @@ def run_templates(
     store_path = response_store_path(base.store, out_dir) if backend.cacheable else None
     runs: list[RunResult] = []
     captured: list[tuple[str, pd.DataFrame, dict[tuple[str, str, str], np.ndarray]]] = []
-    for tmpl in chosen:
-        rr = run_one(
-            base.but(
-                task=t,
-                model=backend,
-                data=ds,
-                out=None if out_dir is None else out_dir / run_dir_name(tmpl.name),
-                template=tmpl,
-                protocol=protocol,
-                store=store_path if store_path is not None else False,
+    try:
+        for tmpl in chosen:
+            rr = run_one(
+                base.but(
+                    task=t,
+                    model=backend,
+                    data=ds,
+                    out=None if out_dir is None else out_dir / run_dir_name(tmpl.name),
+                    template=tmpl,
+                    protocol=protocol,
+                    store=store_path if store_path is not None else False,
+                )
             )
-        )
-        runs.append(rr)
-        captured.append((tmpl.name, rr.metrics, dict(rr.result.replicates.rows)))
+            runs.append(rr)
+            captured.append((tmpl.name, rr.metrics, dict(rr.result.replicates.rows)))
+    finally:  # made here from a spec: released after the last template, however it ends
+        if isinstance(base.model, str):
+            close_backend(backend)
     seed, n_boot = base.seed, base.n_boot
     summary = summarise(captured, n_boot=n_boot, seed=seed)
     per_template = pd.concat(

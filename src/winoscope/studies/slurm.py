@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import WinoscopeError
+from ..jsonio import write_atomic
 from .cells import Job
 from .outcome import ACTIVE, JobOutcome, outcome_from
 from .spec import SlurmOptions, Study
@@ -129,7 +130,7 @@ def submit(study: Study, jobs: Sequence[Job]) -> list[Any]:
         j.model.name: {"job_id": s.job_id, "log": str(s.paths.stdout)}
         for j, s in zip(jobs, submitted, strict=True)
     }
-    (folder / "jobs.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
+    write_atomic(folder / "jobs.json", json.dumps(record, indent=2))
     return list(submitted)
 
 

@@ -26,20 +26,20 @@ The sweep page is :mod:`winoscope.report.sweep_page`.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ..errors import TaskError
+from ..errors import RequestsFailed, TaskError
 from ..results.run import SweepResult
 from ..runs.config import RunConfig
 from ..tags import format_tags, normalize_tags, tag_sort_key, tag_value
+from .points import point_backend
 from .sweep_tables import (
     degenerate_points,
     point_table,
@@ -59,18 +59,6 @@ def point_dir_name(key: str, value: Any) -> str:
 
 def _task_name(t: Any) -> str:
     return t if isinstance(t, str) else str(t.name)
-
-
-@contextlib.contextmanager
-def _backend_for(points: PointSource, value: Any) -> Iterator[Any]:
-    """The point's backend: a spec or backend from the mapping, or what ``make(value)``
-    returns (a context manager is entered for the point and left after it)."""
-    made = points[value] if isinstance(points, Mapping) else points(value)
-    if hasattr(made, "__enter__") and hasattr(made, "__exit__"):
-        with made as backend:
-            yield backend
-    else:
-        yield made
 
 
 def _point_values(points: PointSource, values: Sequence[Any] | None) -> list[Any]:
@@ -143,6 +131,12 @@ def _utility_numbers(
     return out, source
 
 
+def _answered(rr: Any) -> bool:
+    """Whether any request of the run was answered (a run with none has no metrics)."""
+    outcome = rr.manifest.get("outcome") or {}
+    return bool(outcome.get("answered", 1)) or not outcome.get("requests")
+
+
 def sweep(
     tasks: Any,
     points: PointSource,
@@ -153,8 +147,8 @@ def sweep(
     reference: Any = None,
     utility: Any = None,
     tags: Mapping[str, Any] | None = None,
-    n_boot: int = 2000,
-    seed: int = 0,
+    n_boot: int | None = None,
+    seed: int | None = None,
     quiet: bool = True,
     config: RunConfig | None = None,
     reference_reason: str | None = None,
@@ -169,8 +163,10 @@ def sweep(
 
     ``run_options`` go to every :func:`winoscope.run` (``data``, ``limit``,
     ``scorer_options`` ...), or ``config`` (a :class:`~winoscope.runs.config.RunConfig`) gives
-    every point's settings, its task, model, ``out`` and tags replaced by the point's; ``tags``
-    are added to every point's own ``{key: value}``. ``reference_reason`` says why the
+    every point's settings, its task, model, ``out`` and tags replaced by the point's (then
+    ``n_boot``, ``seed`` and ``run_options`` are the config's to give: given here as well, they
+    are refused rather than one silently winning); ``n_boot`` is 2,000 and ``seed`` 0 unless
+    given. ``tags`` are added to every point's own ``{key: value}``. ``reference_reason`` says why the
     reference is the reference on the page (default: ``given as reference`` or ``the first
     point given``).
     """
@@ -179,8 +175,19 @@ def sweep(
 
     started = time.time()
     if config is not None:
+        both = [k for k, v in (("n_boot", n_boot), ("seed", seed)) if v is not None]
+        both += sorted(run_options)
+        if both:
+            raise TaskError(
+                f"sweep: {', '.join(both)} given beside config=; set them in the RunConfig "
+                "(config.but(...)) or leave config out"
+            )
         n_boot, seed = config.n_boot, config.seed
+    n_boot = 2000 if n_boot is None else n_boot
+    seed = 0 if seed is None else seed
     check_key(key)
+    if key == "model":
+        raise TaskError("sweep: model is the tag naming each run's model; name the value otherwise")
     extra = normalize_tags(tags)
     if key in extra:
         raise TaskError(f"sweep: tag {key} is the swept value; leave it out of tags")
@@ -190,6 +197,16 @@ def sweep(
     found = _point_values(points, values)
     ref = found[0] if reference is None else reference
     typed = {v: tag_value(v) if isinstance(v, str) else v for v in found}
+    for j, v in enumerate(found):  # 1, "1", "01" and 1.0 are one value: one folder, one row
+        same = [w for w in found[:j] if typed[w] == typed[v]]
+        if same:
+            raise TaskError(
+                f"sweep: points {same[0]!r} and {v!r} are the same value of {key} "
+                f"({typed[v]!r}); give each value once"
+            )
+    from ..outputs import check_out_folder
+
+    check_out_folder(out)
     ref_match = [v for v in found if typed[v] == (tag_value(ref) if isinstance(ref, str) else ref)]
     if not ref_match:
         raise TaskError(
@@ -206,7 +223,9 @@ def sweep(
     runs: dict[tuple[str, Any], Any] = {}
     dirs: dict[tuple[str, Any], Path] = {}
     for v in found:  # one point at a time: its backend serves every task
-        with _backend_for(points, v) as backend:
+        options = config.backend_options if config else run_options.get("backend_options", {})
+        made = points[v] if isinstance(points, Mapping) else points(v)
+        with point_backend(made, seed=seed, **dict(options or {})) as backend:
             for t in task_list:
                 name = _task_name(t)
                 where = out_dir / name.replace("/", "_") / point_dir_name(key, typed[v])
@@ -227,6 +246,12 @@ def sweep(
                 rr = run(cfg)
                 runs[(name, v)] = rr
                 dirs[(name, v)] = where
+    silent = [f"{n} {key}={typed[v]}" for (n, v), rr in runs.items() if not _answered(rr)]
+    if silent:
+        raise RequestsFailed(
+            f"sweep: no request was answered at {', '.join(silent)} (their run directories "
+            f"under {out_dir} say why); rerun the same command to ask again"
+        )
     names = [_task_name(t) for t in task_list]
     table = point_table(names, found, typed, ref, runs, dirs, n_boot=n_boot, seed=seed)
     order = sorted(found, key=lambda v: tag_sort_key(typed[v]))

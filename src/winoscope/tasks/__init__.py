@@ -6,7 +6,7 @@ those of every installed plugin alike (see :mod:`winoscope.registry` and docs/pl
 
 from typing import Any
 
-from .base import TASKS, DatasetAccess, ProtocolBinding, Task, get_task, task
+from .base import TASKS, DatasetAccess, Demo, ProtocolBinding, Task, get_task, task
 
 ENTRY_POINT_GROUP = "winoscope.tasks"
 
@@ -30,6 +30,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "TASKS",
     "DatasetAccess",
+    "Demo",
     "ProtocolBinding",
     "Task",
     "get_task",

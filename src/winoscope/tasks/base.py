@@ -14,7 +14,7 @@ tasks are calls of those factories. Adding a language adaptation of a family is 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,9 @@ class ProtocolBinding:
     ``template_kind`` the kind of the templates it takes (by default the default's kind, see
     :func:`template_kind`); ``predict(ds, requests, responses)`` joins the answers back to the
     rows and returns the table with ``prediction_column`` (what the scorer reads) added.
+    ``asks`` is the protocol a backend must answer for these requests when it is not the
+    binding's own name (a published scoring method, such as
+    ``counterbalanced_ab_mean_token_logprob_v1``, asks ``mean_token_logprob``).
     """
 
     build_requests: Callable[[Dataset, Any], list[Request]]
@@ -59,10 +62,15 @@ class ProtocolBinding:
     template: Template | None = None
     template_kind: str = ""
     prediction_column: str = "prediction_role"
+    asks: str = ""
 
     def __post_init__(self) -> None:
         if not self.template_kind:
             object.__setattr__(self, "template_kind", template_kind(self.template))
+
+    def answered_by(self, name: str) -> str:
+        """The backend protocol the binding called ``name`` needs."""
+        return self.asks or name
 
 
 @dataclass(frozen=True)
@@ -73,9 +81,10 @@ class DatasetAccess:
     documents (:class:`~winoscope.protocols.coref.CorefItem` s) that ``winoscope coref-export``
     writes for an external resolver.
 
-    :meth:`of` takes them from a loader module (``load``, ``validate``, ``from_frame``,
-    ``HUB_ID`` or ``DEFAULT_SOURCE``, ``REVIEW_STATUS``); :meth:`with_sample` makes a file the
-    source that ``load()`` reads when no source is given.
+    :meth:`of` takes them from a family's adaptation (:class:`~winoscope.datasets.loading.
+    Adaptation`) or a loader module (``load``, ``validate``, ``from_frame``, ``HUB_ID`` or
+    ``DEFAULT_SOURCE``, ``REVIEW_STATUS``); :meth:`with_sample` makes a file the source that
+    ``load()`` reads when no source is given.
     """
 
     load: Callable[..., Dataset]
@@ -87,15 +96,21 @@ class DatasetAccess:
 
     @classmethod
     def of(cls, module: Any) -> DatasetAccess:
+        from ..datasets.loading import Adaptation
+
         if isinstance(module, DatasetAccess):
             return module
-        source = getattr(module, "HUB_ID", None) or getattr(module, "DEFAULT_SOURCE", "")
+        if isinstance(module, Adaptation):
+            source, review = module.source_text, module.review_status
+        else:
+            source = getattr(module, "HUB_ID", None) or getattr(module, "DEFAULT_SOURCE", "") or ""
+            review = getattr(module, "REVIEW_STATUS", "")
         return cls(
             load=module.load,
             validate=module.validate,
             from_frame=getattr(module, "from_frame", None),
             source=str(source),
-            review_status=str(getattr(module, "REVIEW_STATUS", "")),
+            review_status=str(review),
         )
 
     def with_sample(self, sample: str | Path) -> DatasetAccess:
@@ -106,6 +121,16 @@ class DatasetAccess:
             return inner(sample if source is None else source, **kwargs)
 
         return replace(self, load=load, source=self.source or str(sample))
+
+
+@dataclass(frozen=True)
+class Demo:
+    """A task's place in ``winoscope demo``, which runs every task with a bundled sample that
+    declares one, in ``rank`` order, on ``models`` (empty: the reference baselines, and Gemma 3
+    270M where its extra is installed)."""
+
+    rank: int
+    models: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -123,13 +148,11 @@ class Task:
     metrics: tuple[str, ...]
     description: str
     family: str = ""
-    extras: dict[str, Any] = field(default_factory=dict)
     # what the bootstrap resamples when the scorer serves several tasks (e.g. "schema/template"
     # for Winogender-style templates scored by the WinoPron scorer); "" keeps the scorer's own
     resampling_unit: str = ""
-    # the task's place in ``winoscope demo`` (which runs every task with a bundled sample that
-    # declares one, in this order); None: not in the demo
-    demo_rank: int | None = None
+    # the task's place in ``winoscope demo`` and the models it runs there; None: not in it
+    demo: Demo | None = None
     # the columns whose combination is a stratum (``--limit`` keeps the first items of each)
     strata: tuple[str, ...] = ()
     # the language its prompts are in (a registered Language's code): the prompt and cloze
@@ -203,9 +226,3 @@ def validate_dataset(t: Task, ds: Dataset) -> list[Issue]:
     reported = set(issues)
     # rows read from the lines of a text file (bracket files): named by file and line
     return in_source_lines(ds.table, [f for f in ds.findings if f not in reported] + issues)
-
-
-def load_predictions_table(path: str | Path) -> pd.DataFrame:
-    from ..datasets.sources import read_table
-
-    return read_table(path)

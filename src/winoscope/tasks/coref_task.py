@@ -20,7 +20,7 @@ from ..errors import DatasetError
 from ..protocols import coref
 from ..protocols.forced_choice import PromptTemplate
 from ..records import Item, Request, Response
-from .base import DatasetAccess, ProtocolBinding
+from .base import DatasetAccess, Demo, ProtocolBinding
 
 # Reference resolvers for ``winoscope demo`` (a language model answers no coref request).
 DEMO_MODELS = ("baseline:first", "baseline:stereotype", "baseline:agreement")
@@ -71,6 +71,6 @@ def coref_protocols(
     }
 
 
-def resolver_extras() -> dict[str, Any]:
-    """A resolver-protocol task's extras: the reference resolvers ``winoscope demo`` runs."""
-    return {"demo_models": list(DEMO_MODELS)}
+def resolver_demo(rank: int) -> Demo:
+    """A resolver-protocol task's place in ``winoscope demo``, on the reference resolvers."""
+    return Demo(rank, tuple(DEMO_MODELS))

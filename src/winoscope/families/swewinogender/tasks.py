@@ -54,7 +54,7 @@ from ...protocols.forced_choice import (
     join_predictions,
 )
 from ...records import Item, Mention, Option, Request, Response
-from ...tasks.base import DatasetAccess, ProtocolBinding, Task, task
+from ...tasks.base import DatasetAccess, Demo, ProtocolBinding, Task, task
 from ...tasks.choice_task import pronoun_case
 from . import dataset as data
 from . import resolution_scorer as resolution_scorer
@@ -175,7 +175,6 @@ def _nli_load(source: str | Path | None = None, **kwargs: Any) -> Dataset:
 NLI_TASK = task(
     Task(
         name="swewinogender/nli",
-        demo_rank=3,
         family="swewinogender",
         description="SweWinogender v2.0 (Swedish) as NLI, forced choice ja/nej in both orders",
         data=DatasetAccess(
@@ -193,11 +192,12 @@ NLI_TASK = task(
         scorer=scorer.score_nli,
         metrics=scorer.NLI_METRICS,
         language="sv",
-        extras={
-            "demo_models": tuple(
+        demo=Demo(
+            3,
+            tuple(
                 f"nli-baseline:{m}" for m in ("entailment", "random", "overlap", "first-mention")
-            )
-        },
+            ),
+        ),
     )
 )
 task(
@@ -205,7 +205,7 @@ task(
         NLI_TASK,
         name="swewinogender",
         description="SweWinogender v2.0 as in SuperLim 2 (same as swewinogender/nli)",
-        demo_rank=None,
+        demo=None,
     )
 )
 
@@ -320,7 +320,7 @@ def resolution_predict(
 RESOLUTION_TASK = task(
     Task(
         name="swewinogender/resolution",
-        demo_rank=4,
+        demo=Demo(4),
         family="swewinogender",
         description="SweWinogender v1 view (Swedish): which candidate the pronoun refers to, "
         "forced choice in both orders",

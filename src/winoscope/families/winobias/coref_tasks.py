@@ -25,7 +25,7 @@ from ...scoring.base import ScoreResult
 from ...scoring.metric import Declarations
 from ...tasks.base import DatasetAccess, Task, task
 from ...tasks.choice_task import pronoun_case
-from ...tasks.coref_task import bracket_spans, coref_protocols, resolver_data, resolver_extras
+from ...tasks.coref_task import bracket_spans, coref_protocols, resolver_data, resolver_demo
 from . import conll_key as en_data
 from .dataset import UK as uk_data
 from .tasks import WinoBiasColumns, winobias_items
@@ -180,8 +180,7 @@ WINOBIAS_UK_COREF = task(
         ),
         scorer=uk_score,
         metrics=UK_METRICS,
-        demo_rank=5,
-        extras=resolver_extras(),
+        demo=resolver_demo(5),
         description="WinoBias-UK Natural (Ukrainian), coreference resolver protocol: CoNLL F1 "
         "on pro/anti and the controls",
         family="winobias-uk",
@@ -267,7 +266,6 @@ WINOBIAS_EN_COREF = task(
         ),
         scorer=en_score,
         metrics=COREF_METRICS,
-        extras=resolver_extras(),
         description="WinoBias (English) CoNLL files, coreference resolver protocol: CoNLL F1 on "
         "pro/anti x type1/type2 x dev/test",
         family="winobias-en",

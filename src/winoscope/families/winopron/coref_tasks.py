@@ -24,7 +24,7 @@ from ...scoring.base import ScoreResult
 from ...scoring.bootstrap import Key
 from ...scoring.metric import Declarations
 from ...tasks.base import DatasetAccess, Task, task
-from ...tasks.coref_task import bracket_spans, coref_protocols, resolver_data, resolver_extras
+from ...tasks.coref_task import bracket_spans, coref_protocols, resolver_data, resolver_demo
 from .tasks import find_entity
 from .tasks import winopron_items as typed_items
 
@@ -219,8 +219,7 @@ def _winopron_task() -> Task:
         protocols=coref_protocols(winopron_items, _typed),
         scorer=winopron_score,
         metrics=("double_conll_f1", "single_conll_f1", *WINOPRON_BASE, WINOPRON_GAP[0]),
-        demo_rank=6,
-        extras=resolver_extras(),
+        demo=resolver_demo(6),
         description="WinoPron-UK (Ukrainian), coreference resolver protocol: CoNLL F1 for "
         "double and single contexts, double by pronoun_type and pronoun_set",
         family="winopron-uk",

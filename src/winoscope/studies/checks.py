@@ -1,0 +1,153 @@
+"""What a study file names, checked before any job starts and without loading a model.
+
+:func:`check_study` (run by ``study plan``, ``study run`` and ``study merge`` after the file is
+read) checks every task name, every task's scorer options and local ``data`` path, every
+template (a registered name, a file or template text, of the kind each task's protocol takes),
+every model's ``model_args`` keys against the options its backend kind takes, every local path
+a model names (``hf:./dir``, checkpoints, adapters) and that adapters go on a base that takes
+them. Each mistake is one :class:`~.load.StudyFileError` naming the file and the key, so a
+study never fails inside a job for a reason the file already showed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from ..errors import WinoscopeError
+from .load import StudyFileError
+from .spec import ModelSpec, Study
+
+#: table files a task's ``data`` may name (anything else may be a hub id)
+DATA_SUFFIXES = (".csv", ".tsv", ".jsonl", ".json", ".parquet", ".pq", ".txt", ".conll")
+
+
+def backend_options() -> dict[str, Sequence[str]]:
+    """The options each built-in backend kind takes (its factory refuses any other)."""
+    from ..backends.baselines import BASELINE_OPTIONS
+    from ..backends.hf.gemma import GEMMA_OPTIONS
+    from ..backends.hf.local import HF_OPTIONS
+    from ..backends.nli_baselines import NLI_BASELINE_OPTIONS
+    from ..backends.openai.options import DEFAULTS
+    from ..backends.resolver_file import FILE_OPTIONS
+    from ..backends.vllm.factory import VLLM_OPTIONS
+
+    return {
+        "baseline": BASELINE_OPTIONS,
+        "nli-baseline": NLI_BASELINE_OPTIONS,
+        "file": FILE_OPTIONS,
+        "hf": HF_OPTIONS,
+        "gemma": GEMMA_OPTIONS,
+        "vllm": VLLM_OPTIONS,
+        "openai": sorted(DEFAULTS),
+    }
+
+
+def _fail(study: Study, key: str, message: str) -> StudyFileError:
+    return StudyFileError(message, file=str(study.source), key=key)
+
+
+def check_study(study: Study) -> None:
+    """Raise :class:`StudyFileError` for the first mistake the module docstring lists."""
+    from ..prompt_templates import resolve
+    from ..scoring.options import scorer_options
+    from ..tasks import get_task
+
+    kinds: dict[str, set[str]] = {}  # task -> the template kinds its protocols take
+    for i, t in enumerate(study.tasks):
+        try:
+            task = get_task(t.name)
+        except WinoscopeError as exc:
+            raise _fail(study, f"tasks[{i}].name", str(exc)) from None
+        try:
+            scorer_options(task.name, task.scorer_options, t.scorer_options)
+        except WinoscopeError as exc:
+            raise _fail(study, f"tasks[{i}].scorer_options", str(exc)) from None
+        kinds[t.name] = {b.template_kind for b in task.protocols.values()}
+        if t.data is not None and _local(t.data) and not Path(t.data).exists():
+            raise _fail(study, f"tasks[{i}].data", f"{t.data}: no such file or folder")
+    for j, template in enumerate(study.templates):
+        if template is None or template == "default":
+            continue
+        for name, allowed in kinds.items():
+            errors = []
+            for kind in sorted(allowed):
+                try:
+                    resolve(template, kind)
+                    break
+                except WinoscopeError as exc:
+                    errors.append(str(exc))
+            else:
+                raise _fail(study, f"templates[{j}]", f"for task {name}: {errors[0]}")
+    options = backend_options()
+    for i, m in enumerate(study.models):
+        _check_model(study, m, f"models[{i}]", options)
+
+
+def _local(text: str) -> bool:
+    """Whether ``text`` reads as a local path rather than a hub id."""
+    return text.startswith((".", "/", "~")) or text.lower().endswith(DATA_SUFFIXES)
+
+
+def _check_model(
+    study: Study, m: ModelSpec, where: str, options: Mapping[str, Sequence[str]]
+) -> None:
+    specs: dict[str, str] = {}
+    if m.points is not None:
+        specs = {f"{where}.points.{v}": s for v, s in m.points.items()}
+    elif m.spec is not None:
+        specs = {f"{where}.spec": m.spec}
+    elif m.base is not None:
+        specs = {f"{where}.base": m.base}
+    for key, spec in specs.items():
+        kind, _, name = spec.partition(":")
+        known = options.get(kind)
+        if known is not None:
+            unknown = sorted(set(m.model_args) - set(known))
+            if unknown:
+                raise _fail(
+                    study,
+                    f"{where}.model_args.{unknown[0]}",
+                    f"{kind} backend: unknown option (known: {', '.join(known) or 'none'})",
+                )
+        if kind in ("hf", "vllm") and _local(name) and not Path(name).exists():
+            raise _fail(study, key, f"{name}: no such model folder")
+    if m.checkpoints is not None and not Path(m.checkpoints).is_dir():
+        raise _fail(study, f"{where}.checkpoints", f"{m.checkpoints}: no such folder")
+    from ..tags import tag_sort_key
+    from .cells import model_points
+
+    try:
+        points = model_points(m)
+    except WinoscopeError as exc:
+        raise _fail(study, f"{where}.{m.kind}", str(exc)) from None
+    if m.reference is not None and m.reference not in points:
+        values = ", ".join(map(str, sorted(points, key=tag_sort_key)))
+        raise _fail(
+            study, f"{where}.reference", f"{m.reference!r} is not one of the values ({values})"
+        )
+    if m.adapters is not None:
+        from .points import ADAPTER_OPTION
+
+        kind = (m.base or "").partition(":")[0]
+        if ADAPTER_OPTION.get(kind) not in options.get(kind, ()):
+            takes = ", ".join(
+                sorted(k for k, o in ADAPTER_OPTION.items() if o in options.get(k, ()))
+            )
+            raise _fail(
+                study,
+                f"{where}.base",
+                f"{m.base}: adapters go on a base that takes them ({takes}), not {kind}",
+            )
+        for v, path in m.adapters.items():
+            if not Path(path).exists():
+                raise _fail(study, f"{where}.adapters.{v}", f"{path}: no such adapter folder")
+
+
+def checked(study: Study) -> Study:
+    """``study`` after :func:`check_study` (for call chains)."""
+    check_study(study)
+    return study
+
+
+__all__ = ["backend_options", "check_study", "checked"]
