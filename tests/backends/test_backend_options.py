@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from winoscope.backends import create_backend
-from winoscope.backends.options import merge_backend_options, parse_model_arg, parse_model_args
+from winoscope.backends.options import backend_options, parse_model_arg, parse_model_args
 from winoscope.cli import app
 from winoscope.errors import BackendError
 from winoscope.runs.runner import run
@@ -53,11 +53,34 @@ def test_a_key_twice_and_the_seed_are_errors() -> None:
     assert parse_model_args(None) == {}
 
 
-def test_model_args_replace_defaults_but_not_explicit_flags() -> None:
-    flags = {"concurrency": 32, "timeout": 60.0}
-    assert merge_backend_options(flags, {"concurrency": 8}) == {"concurrency": 8, "timeout": 60.0}
+def test_flags_and_model_args_are_one_set_of_options() -> None:
+    # a flag not given is no option at all (the backend's own default applies)
+    assert backend_options(None, concurrency=None, timeout=None) == {}
+    assert backend_options(["concurrency=8"], timeout=30.0, mode=None) == {
+        "timeout": 30.0,
+        "concurrency": 8,
+    }
     with pytest.raises(BackendError, match="--concurrency and -M concurrency"):
-        merge_backend_options(flags, {"concurrency": 8}, explicit={"concurrency", "model"})
+        backend_options(["concurrency=8"], concurrency=8)
+    with pytest.raises(BackendError, match="--max-tokens and -M max_tokens"):
+        backend_options(["max-tokens=4"], max_tokens=16)  # the flag's default is no excuse
+
+
+def test_a_flag_the_backend_does_not_take_is_refused_not_ignored() -> None:
+    """--concurrency, --base-url ... reach every backend as options, and a backend that does
+    not take one says so (the flags were once dropped silently for every backend but openai)."""
+    cli = CliRunner()
+    res = cli.invoke(
+        app, ["run", "winobias-uk", "-m", "baseline:agreement", "--concurrency", "4", "-q"]
+    )
+    assert res.exit_code == 2, res.output
+    assert "baseline backend: unknown option(s) concurrency (known: seed)" in res.output
+    res = cli.invoke(
+        app,
+        ["run", "winobias-uk", "-m", "baseline:agreement", "--base-url", "http://x/v1", "-q"],
+    )
+    assert res.exit_code == 2, res.output
+    assert "unknown option(s) base_url" in res.output
 
 
 KNOWN = {

@@ -11,11 +11,11 @@ import pytest
 from winoscope.backends import create_backend
 from winoscope.backends.openai.backend import (
     backoff_delay,
-    cli_backend_options,
     label_scores,
     normalise_base_url,
     parse_retry_after,
 )
+from winoscope.backends.options import backend_options
 from winoscope.errors import BackendError
 from winoscope.protocols.choice_rows import ChoiceRow
 from winoscope.protocols.forced_choice import UK_DEFAULT, answer_role, build_requests
@@ -101,12 +101,15 @@ def test_factory_rejects_bad_options_and_keeps_key_out_of_params(monkeypatch) ->
         create_backend("openai:m", base_url="http://x/v1", timeout="soon")
 
 
-def test_cli_options_only_reach_openai() -> None:
-    assert cli_backend_options("baseline:first", base_url=["http://x"]) == {}
-    assert cli_backend_options("hf:./m", mode="texts") == {"mode": "texts"}
-    opts = cli_backend_options("openai:m", base_url=["http://a/v1", "http://b/v1"], concurrency=4)
-    assert opts["base_url"] == ["http://a/v1", "http://b/v1"]
-    assert opts["concurrency"] == 4
+def test_the_run_flags_are_openai_options_with_its_defaults() -> None:
+    opts = backend_options(None, base_url=["http://a/v1", "http://b/v1"], concurrency=4)
+    backend = create_backend("openai:m", **opts)
+    assert backend.base_urls == ("http://a/v1", "http://b/v1")
+    assert backend.concurrency == 4
+    # flags left out: the backend's own defaults, the ones --help names
+    backend = create_backend("openai:m", **backend_options(None, base_url=["http://a/v1"]))
+    assert (backend.concurrency, backend.max_retries, backend.timeout) == (32, 5, 60.0)
+    assert backend.api_key_env == "OPENAI_API_KEY" and backend.params["max_tokens"] == 16
 
 
 # ------------------------------------------------------------------ against the server

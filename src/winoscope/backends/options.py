@@ -8,16 +8,17 @@ underscores (``max-new-tokens`` is ``max_new_tokens``). Every option reaches the
 factory, which rejects the ones it does not know, naming the backend and the options it takes.
 
 The ``run`` command's own backend flags (``--mode``, ``--base-url``, ``--concurrency`` ...) are
-options too. ``-M`` may set any of them instead of the flag; giving the same option both as a
-flag on the command line and with ``-M`` is an error rather than a silent precedence rule. A
-flag left at its default gives way to ``-M``.
+the same options spelled as flags: a flag that is given becomes one option beside the ``-M``
+items, and the backend parses them all once, with its own defaults. ``-M`` may set any of them
+instead of the flag; giving the same option both ways is an error rather than a silent
+precedence rule.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from ..errors import BackendError
@@ -56,29 +57,21 @@ def parse_model_args(items: Iterable[str] | None) -> dict[str, Any]:
     return out
 
 
-def merge_backend_options(
-    flags: Mapping[str, Any], model_args: Mapping[str, Any], explicit: Iterable[str] = ()
-) -> dict[str, Any]:
-    """The backend's options: the command's flags, then ``-M`` on top.
+def backend_options(model_args: Iterable[str] | None, **flags: Any) -> dict[str, Any]:
+    """The backend's options from a command line: the flags that were given (not None) and every
+    ``-M`` item, checked only for clashes here; the backend's factory parses and checks them all
+    (an option it does not take is an error naming the backend, so ``--concurrency`` given to
+    ``hf:`` is refused rather than ignored). Defaults are the backend's own.
 
-    ``explicit`` names the flags given on the command line (not left at their default); an
-    option set both by such a flag and by ``-M`` is an error naming both.
+    >>> backend_options(["batch_size=16"], mode="texts", concurrency=None)
+    {'mode': 'texts', 'batch_size': 16}
     """
-    given = set(explicit)
-    both = sorted(k for k in model_args if k in given)
+    given = {k: v for k, v in flags.items() if v is not None}
+    extra = parse_model_args(model_args)
+    both = sorted(k for k in extra if k in given)
     if both:
         raise BackendError(
             "option(s) given twice, as a flag and with -M: "
             + ", ".join(f"--{k.replace('_', '-')} and -M {k}" for k in both)
         )
-    return {**flags, **model_args}
-
-
-def given_on_command_line(ctx: Any) -> set[str]:
-    """The parameters of a click/typer command that the user set (not left at the default).
-
-    Compared by the source's name: typer may carry its own copy of click's ParameterSource.
-    """
-    chosen = {"COMMANDLINE", "ENVIRONMENT"}
-    names = [p.name for p in ctx.command.params if p.name]
-    return {n for n in names if getattr(ctx.get_parameter_source(n), "name", None) in chosen}
+    return {**given, **extra}

@@ -37,7 +37,6 @@ from .summary import (  # noqa: E402
 
 
 def run(
-    ctx: typer.Context,
     task: Annotated[
         str,
         typer.Argument(metavar="TASK", help="Task name, e.g. winobias-uk (see `winoscope tasks`)."),
@@ -218,29 +217,33 @@ def run(
         ),
     ] = None,
     concurrency: Annotated[
-        int,
-        typer.Option(metavar="N", help="Requests in flight at once.", rich_help_panel=OPENAI),
-    ] = 32,
+        int | None,
+        typer.Option(
+            metavar="N", help="Requests in flight at once (default 32).", rich_help_panel=OPENAI
+        ),
+    ] = None,
     max_retries: Annotated[
-        int,
+        int | None,
         typer.Option(
             metavar="N",
-            help="Retries per request before it counts as failed.",
+            help="Retries per request before it counts as failed (default 5).",
             rich_help_panel=OPENAI,
         ),
-    ] = 5,
+    ] = None,
     timeout: Annotated[
-        float,
-        typer.Option(metavar="SECONDS", help="Seconds per HTTP attempt.", rich_help_panel=OPENAI),
-    ] = 60.0,
+        float | None,
+        typer.Option(
+            metavar="SECONDS", help="Seconds per HTTP attempt (default 60).", rich_help_panel=OPENAI
+        ),
+    ] = None,
     api_key_env: Annotated[
-        str,
+        str | None,
         typer.Option(
             metavar="NAME",
-            help="Environment variable holding the API key.",
+            help="Environment variable holding the API key (default OPENAI_API_KEY).",
             rich_help_panel=OPENAI,
         ),
-    ] = "OPENAI_API_KEY",
+    ] = None,
     max_tokens: Annotated[
         int | None,
         typer.Option(
@@ -271,8 +274,7 @@ def run(
     of its scored rows invalid), 2 a usage or configuration error, 3 requests failed after
     retries.
     """
-    from ..backends.openai.backend import cli_backend_options
-    from ..backends.options import given_on_command_line, merge_backend_options, parse_model_args
+    from ..backends.options import backend_options
     from ..runs.config import RunConfig
     from ..runs.runner import run as run_api
     from ..tags import parse_tags
@@ -306,21 +308,17 @@ def run(
             tags=parse_tags(tag),
             skip_bad_rows=skip_bad_rows,
             overwrite=overwrite,
-            backend_options=merge_backend_options(
-                cli_backend_options(
-                    model,
-                    base_url=base_url,
-                    mode=mode,
-                    concurrency=concurrency,
-                    max_retries=max_retries,
-                    timeout=timeout,
-                    api_key_env=api_key_env,
-                    max_tokens=max_tokens,
-                    proxy=proxy,
-                    server_id=server_id,
-                ),
-                parse_model_args(model_arg),
-                explicit=given_on_command_line(ctx),
+            backend_options=backend_options(
+                model_arg,
+                mode=mode,
+                base_url=base_url or None,
+                concurrency=concurrency,
+                max_retries=max_retries,
+                timeout=timeout,
+                api_key_env=api_key_env,
+                max_tokens=max_tokens,
+                proxy=proxy,
+                server_id=server_id,
             ),
         )
         rr: Any

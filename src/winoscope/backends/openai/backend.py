@@ -62,7 +62,7 @@ from ...records import SEQUENCE_PROTOCOL, Request, Response
 from ..base import CHOICE_PROTOCOLS, Description, backend
 from .bodies import RequestBodies
 from .http import Transport, proxy_summary
-from .options import build_backend_settings, cli_backend_options, normalise_base_url
+from .options import build_backend_settings, normalise_base_url
 from .parse import (
     RequestFailed,
     RetryableError,
@@ -81,7 +81,6 @@ __all__ = [
     "EARLY_STOP",
     "OpenAIBackend",
     "backoff_delay",
-    "cli_backend_options",
     "label_scores",
     "make_openai",
     "normalise_base_url",

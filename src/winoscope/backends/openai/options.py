@@ -137,33 +137,3 @@ def build_backend_settings(
         "backoff_cap": as_float(o["backoff_cap"], "backoff_cap"),
         "proxy": str(proxy) if proxy else None,
     }
-
-
-def cli_backend_options(
-    model: str,
-    *,
-    base_url: Sequence[str] | None = None,
-    mode: str | None = None,
-    concurrency: int = 32,
-    max_retries: int = 5,
-    timeout: float = 60.0,
-    api_key_env: str = "OPENAI_API_KEY",
-    max_tokens: int | None = None,
-    proxy: str | None = None,
-    server_id: str | None = None,
-) -> dict[str, Any]:
-    """The command line's backend options for ``model``: openai's for ``openai:``, else ``mode``."""
-    options: dict[str, Any] = {}
-    if mode is not None:
-        options["mode"] = mode
-    if not model.startswith("openai:"):
-        return options
-    if base_url:
-        options["base_url"] = list(base_url)
-    options.update(
-        concurrency=concurrency, max_retries=max_retries, timeout=timeout, api_key_env=api_key_env
-    )
-    for k, v in (("max_tokens", max_tokens), ("proxy", proxy), ("server_id", server_id)):
-        if v is not None:
-            options[k] = v
-    return options
