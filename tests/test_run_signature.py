@@ -33,3 +33,24 @@ def test_a_misspelt_setting_or_settings_beside_a_config_are_refused() -> None:
         winoscope.run(config, n_boot=50, seed=3)
     assert winoscope.run(config).manifest["bootstrap"]["replicates"] == 20
     assert winoscope.run(config.but(n_boot=30)).manifest["bootstrap"]["replicates"] == 30
+
+
+@pytest.mark.parametrize("front", [winoscope.sweep, winoscope.diff])
+def test_sweep_and_diff_name_every_keyword(front: object) -> None:
+    params = inspect.signature(front).parameters  # type: ignore[arg-type]
+    assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def test_sweeps_run_settings_are_runs_own_with_its_defaults(tmp_path: object) -> None:
+    """Every run setting ``sweep`` takes is one of ``run``'s, under its name and default (so a
+    setting added to RunConfig cannot silently be read otherwise by a sweep)."""
+    params = inspect.signature(winoscope.sweep).parameters
+    shared = {n: p for n, p in params.items() if n in RUN_DEFAULTS}
+    assert set(shared) >= {"data", "limit", "backend_options", "scorer_options", "template"}
+    for name, p in shared.items():
+        if name in ("n_boot", "seed", "quiet", "tags", "out"):
+            continue  # the sweep's own defaults or meaning (None: run's, tags added per point)
+        expected = RUN_DEFAULTS[name]
+        assert p.default == expected or (p.default is None and expected == {}), name
+    with pytest.raises(TypeError, match="n_bot"):
+        winoscope.sweep("winobias-uk", {0: "baseline:first"}, out="x", n_bot=3)  # type: ignore[call-arg]

@@ -37,7 +37,7 @@ import pandas as pd
 
 from ..errors import RequestsFailed, TaskError
 from ..results.run import SweepResult
-from ..runs.config import RunConfig
+from ..runs.config import RUN_DEFAULTS, RunConfig
 from ..tags import format_tags, normalize_tags, tag_sort_key, tag_value
 from .points import point_backend
 from .sweep_tables import (
@@ -152,7 +152,20 @@ def sweep(
     quiet: bool = True,
     config: RunConfig | None = None,
     reference_reason: str | None = None,
-    **run_options: Any,
+    data: str | Path | Any = None,
+    template: Any = None,
+    protocol: str | None = None,
+    revision: str | None = None,
+    split: str | None = None,
+    backend_options: Mapping[str, Any] | None = None,
+    scorer_options: Mapping[str, Any] | None = None,
+    resume: bool = True,
+    strict: bool = False,
+    failed: str = "exclude",
+    max_failed_share: float = 0.0,
+    limit: int | None = None,
+    skip_bad_rows: bool = False,
+    overwrite: bool = False,
 ) -> SweepResult:
     """Run ``tasks`` at every point and compare each point with ``reference`` (module doc).
 
@@ -161,12 +174,12 @@ def sweep(
     >>> s = winoscope.sweep("winobias-uk", steered, values=[0, 2, 4, 8],  # doctest: +SKIP
     ...                     key="alpha", reference=0, out="sweeps/steer")
 
-    ``run_options`` go to every :func:`winoscope.run` (``data``, ``limit``,
-    ``scorer_options`` ...), or ``config`` (a :class:`~winoscope.runs.config.RunConfig`) gives
-    every point's settings, its task, model, ``out`` and tags replaced by the point's (then
-    ``n_boot``, ``seed`` and ``run_options`` are the config's to give: given here as well, they
-    are refused rather than one silently winning); ``n_boot`` is 2,000 and ``seed`` 0 unless
-    given. ``tags`` are added to every point's own ``{key: value}``. ``reference_reason`` says why the
+    ``data`` ... ``overwrite`` are :func:`winoscope.run`'s settings of the same names, given to
+    every point's runs (``backend_options`` also to the backend a point's spec makes); or
+    ``config`` (a :class:`~winoscope.runs.config.RunConfig`) gives every point's settings, its
+    task, model, ``out`` and tags replaced by the point's (then ``n_boot``, ``seed`` and those
+    settings are the config's to give: given here as well, they are refused rather than one
+    silently winning); ``n_boot`` is 2,000 and ``seed`` 0 unless given. ``tags`` are added to every point's own ``{key: value}``. ``reference_reason`` says why the
     reference is the reference on the page (default: ``given as reference`` or ``the first
     point given``).
     """
@@ -174,6 +187,15 @@ def sweep(
     from ..tags import check_key
 
     started = time.time()
+    settings = {
+        "data": data, "template": template, "protocol": protocol, "revision": revision,
+        "split": split, "backend_options": backend_options or {},
+        "scorer_options": scorer_options or {}, "resume": resume, "strict": strict,
+        "failed": failed, "max_failed_share": max_failed_share, "limit": limit,
+        "skip_bad_rows": skip_bad_rows, "overwrite": overwrite,
+    }  # fmt: skip
+    # the settings given (not at run's default): passed to every point's run
+    run_options = {k: v for k, v in settings.items() if v != RUN_DEFAULTS[k]}
     if config is not None:
         both = [k for k, v in (("n_boot", n_boot), ("seed", seed)) if v is not None]
         both += sorted(run_options)
