@@ -20,8 +20,9 @@ ENTRY_POINT_GROUP = "winoscope.backends"
 
 
 def _adopt(name: str, obj: Any) -> None:
-    """An entry point of the deprecated group naming a factory (``KIND = package.module:make_backend``) registers it as
-    backend kind ``KIND``: ``make_backend(name, **options)`` returns a :class:`Backend`."""
+    """An entry point of the deprecated group naming a factory
+    (``KIND = package.module:make_backend``) registers it as backend kind ``KIND``:
+    ``make_backend(name, **options)`` returns a :class:`Backend`."""
     if not callable(obj):
         raise TypeError(f"expected a backend factory or a module, got {type(obj).__name__}")
     BACKENDS.add(name, obj)
