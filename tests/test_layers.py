@@ -6,7 +6,8 @@ Each module's imports are read with :mod:`ast` (at module level, inside function
 ``runs``, ``limit`` ...). A unit may import from units in lower layers only; units of the same
 layer do not import each other. The order, bottom first:
 
-- foundation: the version, errors, records, the registry, languages, JSON files, extras, tags
+- foundation: the version and errors; the registry (every registry is one of its class);
+  records, languages, JSON files, extras, tags
 - the local stand-ins for tests (``testing``: they answer with records) beside datasets
 - datasets (loading and validating rows), then protocols (requests in, predictions out)
 - occupations (real-world shares, corpus association), then scoring
@@ -19,14 +20,15 @@ layer do not import each other. The order, bottom first:
 - studies: what runs many runs (sweeps, prompt sensitivity, the demo, grids over Slurm)
 - the families (``families/<name>/``: data, checks, tasks, scorer, cross-lingual join) beside
   cli: nothing below imports a family and the command line does not either; both reach the
-  families through the registries, which load the families' entry points
+  families through the registries, which import them on their first look-up by the explicit
+  list that the package's ``__init__`` hands to :func:`winoscope.registry.builtin_families`
 - the package's lazy ``__init__``
 
 A string import counts as an import: ``importlib.import_module("winoscope.x")`` (or a
 relative name with its package) and ``__import__("winoscope.x")``; one whose name is not
-written out is allowed only in :data:`OPAQUE_IMPORTS`. An entry point in ``pyproject.toml``
-(``[project.entry-points."winoscope.tasks"]``) counts as an import of the registry's owner by
-the module it names: the module registers itself there, so it must sit above the owner.
+written out is allowed only in :data:`OPAQUE_IMPORTS`. winoscope declares no entry points of
+its own (plugins do, in ``winoscope.plugins``): an import hidden in the metadata would escape
+these checks.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "winoscope"
 
 LAYERS: list[set[str]] = [
     {"_version", "errors"},
-    {"extras", "progress", "registry", "records", "languages", "jsonio", "tags", "environment"},
+    {"registry"},
+    {"extras", "progress", "records", "languages", "jsonio", "tags", "environment"},
     {"outputs"},
     {"datasets", "testing"},
     {"protocols", "limit"},
@@ -58,7 +61,7 @@ LAYERS: list[set[str]] = [
     # what runs many runs: sweeps, prompt sensitivity, the demo, study grids over Slurm
     {"studies"},
     # the families sit beside the command line: neither imports the other, and nothing below
-    # imports a family (the registries load the families' entry points)
+    # imports a family (the registries import them through the package's __init__)
     {"cli", "families"},
     {"__init__", "__main__"},
 ]
@@ -130,30 +133,6 @@ def opaque_imports(src: Path = SRC) -> list[str]:
     )
 
 
-#: the entry-point groups of the registries, and the unit that owns each
-GROUP_OWNERS = {
-    "winoscope.tasks": "tasks",
-    "winoscope.links": "compare",
-    "winoscope.backends": "backends",
-}
-
-
-def entry_point_imports(src: Path = SRC) -> dict[tuple[str, str], set[str]]:
-    """(unit of the module an entry point names, the group's owner) -> the modules, from the
-    ``pyproject.toml`` beside ``src``'s parent folder (none without one)."""
-    path = src.parent.parent / "pyproject.toml"
-    if not path.exists():
-        return {}
-    groups = tomllib.loads(path.read_text(encoding="utf-8"))["project"].get("entry-points", {})
-    edges: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for group, entries in groups.items():
-        if group.startswith("winoscope."):
-            for value in entries.values():
-                mod = value.partition(":")[0].strip()
-                edges[(unit(mod), GROUP_OWNERS.get(group, "?"))].add(mod)
-    return edges
-
-
 def imports_of(path: Path, src: Path = SRC) -> set[str]:
     """Every ``winoscope.*`` name imported anywhere in the module, relative imports resolved."""
     found: set[str] = set()
@@ -183,8 +162,6 @@ def unit_imports(src: Path = SRC) -> dict[tuple[str, str], set[str]]:
                 continue
             if a != b:
                 edges[(a, b)].add(mod)
-    for pair, mods in entry_point_imports(src).items():
-        edges[pair] |= mods
     return edges
 
 
@@ -307,10 +284,9 @@ def test_no_module_imports_a_name_it_does_not_write() -> None:
     assert opaque_imports() == []
 
 
-def test_the_checks_read_string_imports_and_entry_points(tmp_path: Path) -> None:
-    """A tree where errors imports report by a string, tags by ``__import__``, records a name
-    held in a variable, and the pyproject's task entry points name errors (below tasks) beside
-    report (above tasks, as a registering module should be)."""
+def test_the_checks_read_string_imports(tmp_path: Path) -> None:
+    """A tree where errors imports report by a string, tags by ``__import__`` and records a
+    name held in a variable."""
     src = tmp_path / "src" / "winoscope"
     files = {
         "__init__.py": "",
@@ -319,20 +295,21 @@ def test_the_checks_read_string_imports_and_entry_points(tmp_path: Path) -> None
         "records.py": "from importlib import import_module\nname = 'x'\nimport_module(name)\n",
         "report/__init__.py": "",
         "report/a.py": "x = 1\n",
-        "tasks.py": "",
     }
     plant(src, files)
-    (tmp_path / "pyproject.toml").write_text(
-        '[project.entry-points."winoscope.tasks"]\n'
-        'low = "winoscope.errors"\nhigh = "winoscope.report.a:x"\n',
-        encoding="utf-8",
-    )
     assert violations(src) == {
         ("winoscope.errors", "report"): {"errors"},
         ("winoscope.tags", "report"): {"tags"},
-        ("winoscope.errors", "tasks"): {"errors"},
     }
     assert opaque_imports(src) == ["winoscope.records"]
+
+
+def test_winoscope_declares_no_entry_points_of_its_own() -> None:
+    """Its families come in through the explicit list (:mod:`winoscope.families`), so a new
+    family needs no reinstall; only the console script is declared."""
+    project = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["project"].get("entry-points", {}) == {}
+    assert list(project["project"]["scripts"]) == ["winoscope"]
 
 
 def test_module_reader_on_a_known_module() -> None:

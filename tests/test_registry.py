@@ -1,5 +1,7 @@
-"""The registry's discovery: the owner's own components and the entry points, on the first
-look-up.
+"""The registry's discovery: the owner's own components, winoscope's own families (by the
+explicit list, no entry point) and the plugins, on the first look-up; and the one
+:class:`~winoscope.registry.Registry` class behind tasks, backends, metrics, languages and
+prompt templates alike.
 
 A real package is written into ``tmp_path`` (its ``__init__`` holds a registry whose built-in
 components are imported by a registration module, which imports two registering modules; a
@@ -26,7 +28,7 @@ THINGS = Registry("thing")
 def _builtin():
     from . import registration
 
-THINGS.discover_with("winoscope.test-no-such-group", builtin=_builtin)
+THINGS.discover_with(_builtin, deprecated="winoscope.test-no-such-group")
 """
 REGISTRATION = """
 from . import alpha, beta  # noqa: F401
@@ -95,16 +97,105 @@ def test_failed_discovery_is_reported_again_on_the_next_lookup(on_path: Path) ->
             regdemo.THINGS.get("gamma")
 
 
-def test_a_group_winoscope_declares_must_hold_its_entry_points() -> None:
-    """Metadata written before winoscope declared its own entry points (an editable install
-    that predates them) is told apart from a registry that is merely empty."""
-    reg: Registry[object] = Registry("thing")
-    reg.discover_with("winoscope.test-no-such-group", own=True)
-    with pytest.raises(TaskError, match=r"no entry points of group .* reinstall it"):
-        reg.names()
-    empty: Registry[object] = Registry("thing")
-    empty.discover_with("winoscope.test-no-such-group")
-    assert empty.names() == []
+def test_the_builtin_families_come_from_the_explicit_list_without_entry_points() -> None:
+    """With no entry point at all in the installed metadata (an install made before a family
+    was added, or none), every family of :data:`winoscope.families.BUILTIN` is registered on
+    the first look-up, and the list names every family folder."""
+    probe = textwrap.dedent(
+        """
+        import importlib.metadata as md
+        md.entry_points = lambda **kw: []   # no group holds anything
+        import pathlib
+        from winoscope.families import BUILTIN, __file__ as where
+        from winoscope.tasks import TASKS
+        from winoscope.tasks.family import FAMILIES
+        from winoscope.compare.links import linked_pairs
+        from winoscope.scoring.metric import get_metric
+        folders = sorted(p.parent.name for p in pathlib.Path(where).parent.glob("*/__init__.py"))
+        print(folders == sorted(BUILTIN), FAMILIES.names() == sorted(BUILTIN))
+        print("winobias-uk" in TASKS, "stereoset-uk" in TASKS, len(linked_pairs()))
+        print(get_metric("icat").declared)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:3] == ["True True", "True True 3", "True"]
+
+
+def test_the_families_load_on_the_first_lookup_only() -> None:
+    """Importing winoscope or a registry's package imports no family; the first look-up in
+    any registry the families fill imports every one."""
+    probe = textwrap.dedent(
+        """
+        import sys
+        import winoscope.scoring.metric, winoscope.datasets.releases
+        def families():
+            return sorted(m for m in sys.modules if m.count(".") == 2
+                          and m.startswith("winoscope.families."))
+        print(families())
+        winoscope.datasets.releases.RELEASES.names()
+        print(families())
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    from winoscope.families import BUILTIN
+
+    before, after = done.stdout.split("\n")[:2]
+    assert before == "[]"
+    assert after == str([f"winoscope.families.{f}" for f in BUILTIN])
+
+
+def test_a_second_record_is_kept_refused_or_replaced_by_the_registrys_policy() -> None:
+    reg: Registry[tuple[int, ...]] = Registry(
+        "pair", ValueError, same=lambda a, b: a == b, twice=lambda n, old: f"{n} holds {old}"
+    )
+    first = (1, 2)
+    assert reg.add("p", first) is first
+    assert reg.add("p", tuple([1, 2])) is first  # an equal record again keeps the first
+    with pytest.raises(ValueError, match=r"^p holds \(1, 2\)$"):
+        reg.add("p", (3, 4))
+    assert reg.add("p", (3, 4), replace=True) == (3, 4) == reg.get("p")
+    assert reg.get("q", None) is None and reg.peek("q") is None
+    with pytest.raises(ValueError, match=r"unknown pair 'q' \(known: p\)"):
+        reg.get("q")
+    assert reg.items() == [("p", (3, 4))] and reg.values() == [(3, 4)] and len(reg) == 1
+
+
+def test_peek_discovers_nothing_and_order_follows_the_registry() -> None:
+    calls: list[int] = []
+    reg: Registry[int] = Registry("thing", ordered=False)
+    reg.discover_with(lambda: calls.append(1) or [reg.add(n, 0) for n in ("b", "a")])
+    reg.add("c", 1)
+    assert reg.peek("c") == 1 and calls == []  # a registered name, no discovery
+    assert reg.names() == ["c", "b", "a"] and calls == [1]  # registration order
+    assert list(reg) == ["c", "b", "a"] and calls == [1]  # discovered once
+    reg.rebuild()
+    assert reg.names() == ["b", "a"] and calls == [1, 1]
+
+
+def test_metrics_and_languages_are_registries_with_their_errors() -> None:
+    from winoscope.languages import LANGUAGES, Language, get_language, register_language
+    from winoscope.scoring.metric import METRICS, get_metric, metric
+
+    assert isinstance(METRICS, Registry) and isinstance(LANGUAGES, Registry)
+    metric("registry_test_rate", kind="rate", direction="lower")
+    metric("registry_test_rate", kind="rate", direction="lower")  # the same meaning again
+    with pytest.raises(ValueError, match="'registry_test_rate' is already declared with another"):
+        metric("registry_test_rate", kind="rate", direction="higher")
+    assert get_metric("registry_test_rate").direction == "lower"
+    assert METRICS.get("registry_test_rate") is get_metric("registry_test_rate")
+
+    lang = Language(code="zz-registry", name="Test")
+    assert register_language(lang) is lang
+    assert register_language(Language(code="zz-registry", name="Test")) is lang  # equal: kept
+    other = Language(code="zz-registry", name="Other")
+    with pytest.raises(ValueError, match=r"'zz-registry' is already registered \(Test\); pass"):
+        register_language(other)
+    try:
+        assert register_language(other, replace=True) is other is get_language("zz-registry")
+        assert "zz-registry" in LANGUAGES and LANGUAGES.names()[-1] == "zz-registry"
+    finally:
+        LANGUAGES.remove("zz-registry")
 
 
 def test_unknown_names_and_second_registrations() -> None:

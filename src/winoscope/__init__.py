@@ -7,8 +7,9 @@
 ``import winoscope`` loads only the errors and the version: the public functions below are
 imported on first use (module ``__getattr__``), so a command or a script that needs one part
 does not pay for pandas, the tasks and the backends before it asks for them. The tasks and
-backends themselves are found on the first look-up of a name (the built-in backends, and the
-entry points of winoscope's own families and of installed plugins, docs/plugins.md).
+backends themselves are found on the first look-up of a name (the built-in backends, winoscope's
+own families by the explicit list of :mod:`winoscope.families`, which this module hands to the
+registries, and installed plugins, docs/plugins.md).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .errors import BackendError, DatasetError, ScoringError, TaskError, WinoscopeError
+from .registry import builtin_families as _builtin_families
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .api import list_tasks, load_dataset, validate
@@ -100,6 +102,17 @@ def _defining_module(name: str) -> ModuleType | None:
 
             return sweeps
     return None
+
+
+def _import_families() -> None:
+    """winoscope's own families, imported by the registries on their first look-up (this module
+    is the one above the families: no registry names them)."""
+    from . import families
+
+    families.register()
+
+
+_builtin_families(_import_families)
 
 
 def __getattr__(name: str) -> Any:

@@ -32,6 +32,7 @@ from .errors import TaskError
 from .languages import LANGUAGES, Wording
 from .protocols.cloze import ClozeTemplate, cloze_from_wording
 from .protocols.forced_choice import PromptTemplate, from_wording
+from .registry import Registry
 
 KINDS = ("choice", "nli", "cloze")
 NLI_PLACEHOLDERS = frozenset({"sentence", "hypothesis", "option_a", "option_b"})
@@ -63,26 +64,34 @@ def _template(wording: Wording) -> PromptTemplate | ClozeTemplate:
     return from_wording(wording)
 
 
-_REGISTRY: dict[str, NamedTemplate] = {}
+def _register_wordings() -> None:
+    for lang in LANGUAGES.values():
+        for wording in lang.wordings:
+            TEMPLATES.add(
+                wording.name,
+                NamedTemplate(lang.code, wording.kind, _template(wording), wording.description),
+            )
+
+
+#: the templates by name, in registration order: a view of the languages' wordings
+TEMPLATES: Registry[NamedTemplate] = Registry(
+    "prompt template",
+    twice=lambda name, old: f"template name {name} registered twice",
+    ordered=False,
+)
+TEMPLATES.discover_with(_register_wordings)
 _BUILT_FOR: list[tuple[int, ...]] = []
 
 
-def registry() -> dict[str, NamedTemplate]:
+def registry() -> Registry[NamedTemplate]:
     """Every registered template by name: each registered language's wordings, in the order
     the language lists them (rebuilt when a language is registered after the first use)."""
-    langs = list(LANGUAGES.values())
-    key = tuple(id(lang) for lang in langs)
-    if not _BUILT_FOR or _BUILT_FOR[0] != key:
-        _REGISTRY.clear()
-        for lang in langs:
-            for wording in lang.wordings:
-                if wording.name in _REGISTRY:
-                    raise TaskError(f"template name {wording.name} registered twice")
-                _REGISTRY[wording.name] = NamedTemplate(
-                    lang.code, wording.kind, _template(wording), wording.description
-                )
+    key = tuple(id(lang) for lang in LANGUAGES.values())
+    if [key] != _BUILT_FOR:
+        TEMPLATES.rebuild()
+        TEMPLATES.names()  # built now: a name two wordings share is reported here, every time
         _BUILT_FOR[:] = [key]
-    return _REGISTRY
+    return TEMPLATES
 
 
 def names(language: str | None = None, kind: str | None = None) -> list[str]:
@@ -98,7 +107,7 @@ def get(name: str) -> NamedTemplate:
     reg = registry()
     if name not in reg:
         raise TaskError(f"unknown prompt template '{name}'; registered: {', '.join(reg)}")
-    return reg[name]
+    return reg.get(name)
 
 
 def task_kind(task: Any, protocol: str | None = None) -> str:
@@ -156,7 +165,7 @@ def builtin_for(task: Any, protocol: str | None = None) -> list[PromptTemplate |
     A default that is not registered comes first too: WinoPron-UK's ``dataset-prompts`` (each
     row's own prompt from the dataset), so its wording is compared with the others."""
     binding = task.protocols[protocol or task.protocol]
-    found = [registry()[n].template for n in names(task_language(task), binding.template_kind)]
+    found = [registry().get(n).template for n in names(task_language(task), binding.template_kind)]
     default = binding.template
     if default is not None:
         found = [default] + [t for t in found if t.name != default.name]
@@ -185,7 +194,7 @@ def resolve(
         )
     text = str(value)
     if text in registry():
-        entry = registry()[text]
+        entry = registry().get(text)
         if entry.kind != kind:
             raise TaskError(
                 f"prompt template '{text}' is a {entry.kind} template; this run needs a {kind} "

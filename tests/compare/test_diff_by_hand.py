@@ -275,21 +275,24 @@ def test_the_level_sets_the_interval() -> None:
     assert (t["ci_low"].iloc[0], t["ci_high"].iloc[0]) == pytest.approx((0.25, 0.75))
 
 
+def _constant_under_made(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Declare ``name`` fixed by construction under protocol ``made``, for one test."""
+    from winoscope.scoring.metric import METRICS, get_metric
+
+    made = dataclasses.replace(get_metric(name), constant_under=("made",))
+    monkeypatch.setitem(METRICS._items, name, made)  # put back after the test
+
+
 def test_n_missing_from_b_is_zero_and_a_protocol_constant_metric_leaves_the_family(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from winoscope.scoring import metric as metric_module
-
     ma = _metrics([("pro_accuracy", *MACRO, 0.5, 4), ("anti_accuracy", *MACRO, 0.6, 4)])
     mb = ma.assign(value=[0.7, 0.2]).drop(columns="n").assign(n=[3, 2])
     reps = {(m, *MACRO): np.array([0.1, 0.2, 0.3]) for m in ("pro_accuracy", "anti_accuracy")}
     t = difference_table(ma, mb, reps, reps)
     assert t["family"].tolist() == [True, True]
     assert t["n_b"].tolist() == [3, 2]
-    spec = metric_module.get_metric("pro_accuracy")
-    monkeypatch.setitem(
-        metric_module.METRICS, "pro_accuracy", dataclasses.replace(spec, constant_under=("made",))
-    )
+    _constant_under_made(monkeypatch, "pro_accuracy")
     assert difference_table(ma, mb, reps, reps)["family"].tolist() == [True, True]
     t2 = difference_table(ma, mb, reps, reps, protocol="made")
     assert t2["family"].tolist() == [False, True]
@@ -302,12 +305,7 @@ def test_the_four_first_headlines_are_headlines_in_the_family_or_not(
 ) -> None:
     """Gap, overall, pro, anti, then pair consistency: the fifth is no headline, and the
     fourth (anti, here constant under the run's protocol, so outside the family) is one."""
-    from winoscope.scoring import metric as metric_module
-
-    spec = metric_module.get_metric("anti_accuracy")
-    monkeypatch.setitem(
-        metric_module.METRICS, "anti_accuracy", dataclasses.replace(spec, constant_under=("made",))
-    )
+    _constant_under_made(monkeypatch, "anti_accuracy")
     names = ["signed_bias_gap", "overall_accuracy", "pro_accuracy", "anti_accuracy"]
     ma = _metrics([(m, *MACRO, 0.5, 4) for m in [*names, "pair_consistency"]])
     mb = ma.assign(value=[0.1, 0.6, 0.7, 0.2, 0.9])
@@ -862,12 +860,8 @@ def test_refusals(stand_in: StandIn, tmp_path: Path) -> None:
 def test_the_protocol_of_run_a_decides_which_metrics_are_constant(
     stand_in: StandIn, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from winoscope.scoring import metric as metric_module
 
-    spec = metric_module.get_metric("pro_accuracy")
-    monkeypatch.setitem(
-        metric_module.METRICS, "pro_accuracy", dataclasses.replace(spec, constant_under=("made",))
-    )
+    _constant_under_made(monkeypatch, "pro_accuracy")
     a = _write(tmp_path, "a", _predictions(PRED_A), protocol="made")
     b = _write(tmp_path, "b", _predictions(PRED_B), protocol="made")
     d = diff(a, b)

@@ -76,7 +76,7 @@ def test_the_reader_reads_whatever_a_new_language_declares(
         name_forms=lambda name, gender: [(name, "name"), (name + "s", "name.gen")],
         ships_names=True,
     )
-    monkeypatch.setitem(LANGUAGES, "zz", Language(code="zz", name="Toy", lexicon=spec))
+    monkeypatch.setitem(LANGUAGES._items, "zz", Language(code="zz", name="Toy", lexicon=spec))
     assert "zz" in lexicon_languages()
     table, dropped = generate_forms("zz")
     assert dropped == []

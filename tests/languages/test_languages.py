@@ -75,7 +75,7 @@ def test_register_a_language_and_refuse_a_silent_replacement() -> None:
         register_language(other, replace=True)
         assert get_language("zz-test") is other
     finally:
-        LANGUAGES.pop("zz-test", None)
+        LANGUAGES.remove("zz-test")
 
 
 @pytest.mark.parametrize(
@@ -328,7 +328,7 @@ def test_pickling_keeps_registered_records_and_drops_a_made_analyser() -> None:
 def test_the_documented_danish_declaration() -> None:
     """The example of docs/adding-a-dataset.md, run as written (then unregistered; a Danish
     record registered elsewhere in the session is put back)."""
-    before = LANGUAGES.pop("da", None)
+    before = LANGUAGES.remove("da")
     try:
         danish = register_language(
             Language(
@@ -364,9 +364,9 @@ def test_the_documented_danish_declaration() -> None:
         assert normalise("Svar: B", DA_OPTS, "da") == "distractor"
         assert normalise("A eller B", DA_OPTS, "da") == "invalid"
     finally:
-        LANGUAGES.pop("da", None)
+        LANGUAGES.remove("da")
         if before is not None:
-            LANGUAGES["da"] = before
+            LANGUAGES.add("da", before)
 
 
 def test_registering_the_same_record_twice_is_harmless() -> None:
@@ -384,4 +384,4 @@ def test_registering_the_same_record_twice_is_harmless() -> None:
             register_language(Language(**{**facts, "name": "Other"}))  # type: ignore[arg-type]
         assert get_language("xq") is first
     finally:
-        LANGUAGES.pop("xq", None)
+        LANGUAGES.remove("xq")

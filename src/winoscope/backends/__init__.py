@@ -1,6 +1,7 @@
 """Model backends. The built-in kinds are registered by :mod:`.registration` and every
-``winoscope.backends`` entry point of an installed distribution adds its own, both on the first
-look-up in :data:`BACKENDS` (see :mod:`winoscope.registry` and docs/plugins.md)."""
+installed plugin adds its own (``winoscope.plugins`` entry points, and the deprecated
+``winoscope.backends`` group), both on the first look-up in :data:`BACKENDS` (see
+:mod:`winoscope.registry` and docs/plugins.md)."""
 
 from typing import Any
 
@@ -14,12 +15,14 @@ from .base import (
     parse_model_spec,
 )
 
+#: the deprecated entry-point group of backends (plugins now declare ``winoscope.plugins``)
 ENTRY_POINT_GROUP = "winoscope.backends"
 
 
 def _adopt(name: str, obj: Any) -> None:
-    """An entry point naming a factory (``KIND = package.module:make_backend``) registers it as
-    backend kind ``KIND``: ``make_backend(name, **options)`` returns a :class:`Backend`."""
+    """An entry point of the deprecated group naming a factory
+    (``KIND = package.module:make_backend``) registers it as backend kind ``KIND``:
+    ``make_backend(name, **options)`` returns a :class:`Backend`."""
     if not callable(obj):
         raise TypeError(f"expected a backend factory or a module, got {type(obj).__name__}")
     BACKENDS.add(name, obj)
@@ -30,7 +33,7 @@ def _builtin() -> None:
     from . import registration  # noqa: F401
 
 
-BACKENDS.discover_with(ENTRY_POINT_GROUP, _adopt, builtin=_builtin)
+BACKENDS.discover_with(_builtin, plugins=True, deprecated=ENTRY_POINT_GROUP, adopt=_adopt)
 
 __all__ = [
     "BACKENDS",

@@ -86,7 +86,7 @@ def _template_entries(task: str | None, pt: Any, get_task: Any) -> list[dict[str
     out = []
     for protocol in t.protocols:
         for tmpl in pt.builtin_for(t, protocol):
-            entry = pt.registry().get(tmpl.name)
+            entry = pt.registry().get(tmpl.name, None)
             out.append(
                 {
                     "name": tmpl.name,

@@ -4,8 +4,8 @@ A family's cross-lingual module registers one :class:`Link` per pair of tasks it
 (WinoBias-UK with English WinoBias, WinoPron-UK with English WinoPron), and one
 :class:`Unlinkable` per pair it must refuse, with the reason (SweWinogender with English
 Winogender). :func:`winoscope.compare.across_languages.crosslingual` looks the pair up here;
-it never imports a family. The registry loads the ``winoscope.links`` entry points (winoscope's
-own families and any plugin's) on its first look-up.
+it never imports a family. The registry imports winoscope's own families and every plugin
+(``winoscope.plugins``, and the deprecated ``winoscope.links`` group) on its first look-up.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import TaskError
-from ..registry import Registry
+from ..registry import Registry, load_families
 
 Table = Callable[..., pd.DataFrame]
 
@@ -48,7 +48,7 @@ class Unlinkable:
 
 
 LINKS: Registry[Link | Unlinkable] = Registry("cross-lingual link", error=TaskError)
-LINKS.discover_with("winoscope.links", own=True)
+LINKS.discover_with(load_families, plugins=True, deprecated="winoscope.links")
 
 
 def register_link(link: Link | Unlinkable) -> None:

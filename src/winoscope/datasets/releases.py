@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..registry import Registry
+from ..registry import Registry, ignore_objects, load_families
 
 __all__ = ["RELEASES", "Release", "ReleaseFile", "identify", "register_release", "releases_of"]
 
@@ -58,13 +58,10 @@ class Release:
 
 RELEASES: Registry[Release] = Registry("release")
 
-
-def _ignore(name: str, obj: Any) -> None:
-    """A task entry point's object is the tasks registry's to adopt, not this one's."""
-
-
-# the families register their releases when imported: the same entry points as the tasks'
-RELEASES.discover_with("winoscope.tasks", _ignore)
+# the families (and plugins) register their releases when imported, as they do their tasks
+RELEASES.discover_with(
+    load_families, plugins=True, deprecated="winoscope.tasks", adopt=ignore_objects
+)
 
 
 def register_release(release: Release) -> Release:

@@ -21,6 +21,9 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..errors import TaskError
+from ..registry import Registry
+
 GENDERS = ("male", "female", "neutral", "plural", "neuter")
 CASES = ("nom", "gen", "dat", "acc", "ins", "loc", "poss", "refl")
 
@@ -200,7 +203,7 @@ class Language:
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle a registered language as its code (it unpickles to the registered record),
         any other as its fields (the made analyser is not pickled: the factory remakes it)."""
-        if LANGUAGES.get(self.code) is self:
+        if LANGUAGES.peek(self.code) is self:
             return (get_language, (self.code,))
         return (_rebuild, ({f.name: getattr(self, f.name) for f in fields(self) if f.init},))
 
@@ -322,7 +325,25 @@ def _plain(word: str) -> str:
     return word.casefold().translate(_APOSTROPHES)
 
 
-LANGUAGES: dict[str, Language] = {}
+def _same_record(a: Language, b: Language) -> bool:
+    """Whether two records state the same facts (every init field equal)."""
+    return all(getattr(a, f.name) == getattr(b, f.name) for f in fields(a) if f.init)
+
+
+#: the languages by code, in registration order: the bundled ones (registered when
+#: :mod:`winoscope.languages` is imported), then any plugin's, loaded on the first listing or
+#: the first unknown code
+LANGUAGES: Registry[Language] = Registry(
+    "language",
+    ValueError,
+    same=_same_record,
+    twice=lambda code, old: (
+        f"language {code!r} is already registered ({old.name}); pass replace=True"
+    ),
+    plugin_error=TaskError,
+    ordered=False,
+)
+LANGUAGES.discover_with(plugins=True)
 
 
 def register_language(lang: Language, *, replace: bool = False) -> Language:
@@ -331,20 +352,7 @@ def register_language(lang: Language, *, replace: bool = False) -> Language:
     under a code already taken needs ``replace``."""
     if not isinstance(lang, Language):
         raise TypeError(f"register_language takes a Language, not {type(lang).__name__}")
-    old = LANGUAGES.get(lang.code)
-    if old is not None and (old is lang or _same_record(old, lang)) and not replace:
-        return old
-    if old is not None and not replace:
-        raise ValueError(
-            f"language {lang.code!r} is already registered ({old.name}); pass replace=True"
-        )
-    LANGUAGES[lang.code] = lang
-    return lang
-
-
-def _same_record(a: Language, b: Language) -> bool:
-    """Whether two records state the same facts (every init field equal)."""
-    return all(getattr(a, f.name) == getattr(b, f.name) for f in fields(a) if f.init)
+    return LANGUAGES.add(lang.code, lang, replace=replace)
 
 
 class UnknownLanguageError(KeyError, ValueError):
@@ -358,9 +366,11 @@ def get_language(code: str | Language) -> Language:
     """The registered language with ``code`` (a :class:`Language` is returned as it is)."""
     if isinstance(code, Language):
         return code
-    lang = LANGUAGES.get(code) if isinstance(code, str) else None
+    lang = None
+    if isinstance(code, str):  # a registered code is no look-up; an unknown one loads plugins
+        lang = LANGUAGES.peek(code) or LANGUAGES.get(code, None)
     if lang is None:
-        known = ", ".join(sorted(LANGUAGES)) or "none"
+        known = ", ".join(sorted(LANGUAGES.names())) or "none"
         raise UnknownLanguageError(
             f"unknown language {code!r}; known languages: {known} "
             "(add one with winoscope.languages.register_language(Language(...)))"

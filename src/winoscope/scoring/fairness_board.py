@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..registry import Registry
+from ..registry import Registry, ignore_objects, load_families
 
 __all__ = ["BOARD", "BiasTypeRow", "BoardBenchmark", "board_benchmark"]
 
@@ -76,13 +76,7 @@ class BoardBenchmark:
 
 
 BOARD: Registry[BoardBenchmark] = Registry("fairness-board benchmark")
-
-
-def _ignore(name: str, obj: Any) -> None:
-    """A task entry point's object is the tasks registry's to adopt."""
-
-
-BOARD.discover_with("winoscope.tasks", _ignore)
+BOARD.discover_with(load_families, plugins=True, deprecated="winoscope.tasks", adopt=ignore_objects)
 
 
 def board_benchmark(b: BoardBenchmark) -> BoardBenchmark:

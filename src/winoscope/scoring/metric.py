@@ -30,9 +30,11 @@ so a by-group plot can line up ``pro_accuracy`` with ``anti_accuracy``. ``role``
 task's ``overall`` score and ``diagnostic`` checks of the answers (option-order consistency).
 
 Declaring the same name twice with the same meaning is allowed (two scorers that share a
-metric); with a different meaning it is an error. A name nobody declared gets a neutral spec
-(kind ``count``, direction ``none``) from :func:`get_metric`, so a third-party task's metrics are
-shown as plain numbers until it declares them.
+metric: the first declaration is kept); with a different meaning it is an error. The
+declarations are the registry :data:`METRICS` (:class:`winoscope.registry.Registry`), which
+imports winoscope's own families and the plugins on its first look-up. A name nobody declared
+gets a neutral spec (kind ``count``, direction ``none``) from :func:`get_metric`, so a
+third-party task's metrics are shown as plain numbers until it declares them.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, get_args
+
+from ..errors import TaskError
+from ..registry import Registry, ignore_objects, load_families
 
 Kind = Literal[
     "accuracy", "gap", "agreement", "share", "count", "correlation", "f1", "rate", "consistency"
@@ -102,7 +107,19 @@ class MetricSpec:
         return self.label or self.name.replace("_", " ")
 
 
-METRICS: dict[str, MetricSpec] = {}
+METRICS: Registry[MetricSpec] = Registry(
+    "metric",
+    ValueError,
+    same=lambda old, new: old == new,
+    twice=lambda name, old: f"metric {name!r} is already declared with another meaning: {old}",
+    plugin_error=TaskError,
+)
+# every task's scorer, so a report drawn from a run directory alone knows every metric: each
+# family's package, winoscope's own and a plugin's alike, declares its metrics when imported (the
+# shared scorers, .base and .coref, come in with the tasks that use them)
+METRICS.discover_with(
+    load_families, plugins=True, deprecated="winoscope.tasks", adopt=ignore_objects
+)
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -154,10 +171,7 @@ def metric(
         tuple(constant_under),
         module,
     )
-    old = METRICS.get(name)
-    if old is not None and old != spec:
-        raise ValueError(f"metric {name!r} is already declared with another meaning: {old}")
-    METRICS[name] = spec
+    METRICS.add(name, spec)
 
     def decorate(fn: F) -> F:
         return fn
@@ -251,17 +265,10 @@ class Declarations:
 def get_metric(name: str) -> MetricSpec:
     """The declaration of ``name``; a neutral spec (``declared=False``) for an unknown name.
 
-    The built-in scorers are imported on the first miss, so a report drawn from a run directory
-    alone knows their metrics."""
-    spec = METRICS.get(str(name))
-    if spec is not None:
-        return spec
-    if not _LOADED:
-        load_builtin()
-        spec = METRICS.get(str(name))
-        if spec is not None:
-            return spec
-    return MetricSpec(str(name), "count", "none", declared=False)
+    The scorers are imported on the first miss (the registry's discovery), so a report drawn
+    from a run directory alone knows their metrics; a name already declared is no look-up."""
+    spec = METRICS.peek(str(name)) or METRICS.get(str(name), None)
+    return spec if spec is not None else MetricSpec(str(name), "count", "none", declared=False)
 
 
 def signed_gap_metrics(names: Iterable[str]) -> list[str]:
@@ -327,22 +334,3 @@ def gap_meaning(name: str) -> str:
         a, b = spec.components
         return f"{a.replace('_', ' ')} − {b.replace('_', ' ')}"
     return name.replace("_", " ")
-
-
-_LOADED: list[bool] = []
-
-
-def load_builtin() -> None:
-    """Import every task's scorer, so a report drawn from a run directory alone knows every
-    metric: each family's package, winoscope's own and a plugin's alike, declares its metrics
-    when it is imported, and the ``winoscope.tasks`` entry points name those packages. The
-    shared scorers (:mod:`.base`, :mod:`.coref`) come in with the tasks that use them."""
-    if _LOADED:
-        return
-    _LOADED.append(True)
-    from ..errors import TaskError
-    from ..registry import entry_points_of, plugin_errors
-
-    for ep in entry_points_of("winoscope.tasks"):
-        with plugin_errors(ep, "task", TaskError):
-            ep.load()

@@ -8,9 +8,8 @@ demo's summary) reads the family's own choice instead of naming its metrics.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from ..registry import Registry
+from ..registry import Registry, ignore_objects, load_families
 from . import ENTRY_POINT_GROUP
 
 
@@ -25,12 +24,10 @@ class Family:
     headline: tuple[str, ...] = ()
 
 
-def _ignore(name: str, obj: Any) -> None:
-    """A task entry point that names a task object registers no family."""
-
-
 FAMILIES: Registry[Family] = Registry("family")
-FAMILIES.discover_with(ENTRY_POINT_GROUP, _ignore)
+FAMILIES.discover_with(
+    load_families, plugins=True, deprecated=ENTRY_POINT_GROUP, adopt=ignore_objects
+)
 
 
 def family(record: Family) -> Family:

@@ -44,7 +44,7 @@ def lexicon_languages() -> tuple[str, ...]:
 
 def lexicon_spec(lang: str) -> LexiconSpec:
     """What language ``lang`` declares about its corpus lexicons (``Language.lexicon``)."""
-    found = LANGUAGES.get(lang)
+    found = LANGUAGES.get(lang, None)
     if found is None or found.lexicon is None:
         raise DatasetError(
             f"no lexicon for language {lang!r}; choose one of {', '.join(lexicon_languages())}"
