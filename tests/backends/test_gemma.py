@@ -172,6 +172,33 @@ def gemma_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield path
 
 
+@pytest.mark.gemma
+def test_the_converted_tokenizer_adds_bos_as_the_gguf_says(
+    gemma_dir: Path, tmp_path: Path
+) -> None:
+    """The copy adds <bos> whichever transformers converted it: transformers before 5.20 read
+    the GGUF's tokenizer without its BOS template, and a copy saved as it came tokenised every
+    text one token shorter (another score under the same cache folder, depending on which
+    environment converted first). ``save_tokenizer`` sets the template; the folder's name
+    carries the conversion's format, so an older copy is not reused."""
+    from tokenizers.processors import TemplateProcessing
+    from transformers import AutoTokenizer
+
+    assert gemma_dir.name.endswith(f"-v{gemma.CONVERSION_FORMAT}")
+    assert json.loads((gemma_dir / gemma.MARKER).read_text())["format"] == 2
+    tok = AutoTokenizer.from_pretrained(gemma_dir)
+    assert tok("a").input_ids[0] == tok.bos_token_id == 2
+    # a tokenizer read as transformers < 5.20 reads the GGUF: no BOS in its template
+    tok.backend_tokenizer.post_processor = TemplateProcessing(single="$A", pair="$A $B:1")
+    assert tok("a").input_ids[0] != 2
+    gemma.save_tokenizer(tok, tmp_path / "fixed", add_bos=True)
+    assert AutoTokenizer.from_pretrained(tmp_path / "fixed")("a").input_ids[0] == 2
+    # saved as it came (what format 1 did) it would not add it: the check names the mismatch
+    tok.backend_tokenizer.post_processor = TemplateProcessing(single="$A", pair="$A $B:1")
+    tok.save_pretrained(tmp_path / "plain")
+    assert AutoTokenizer.from_pretrained(tmp_path / "plain")("a").input_ids[0] != 2
+
+
 @pytest.mark.slow
 @pytest.mark.gemma
 def test_converted_gemma_scores_like_a_plain_reference(gemma_dir: Path) -> None:

