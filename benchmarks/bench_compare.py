@@ -56,7 +56,7 @@ def steps(runs: list[Path], out: Path) -> dict[str, float]:
     from winoscope.report import compare as c
     from winoscope.report.figures import save_figure
     from winoscope.report.index import Page, write_index
-    from winoscope.report.rundir import load_run_dir
+    from winoscope.results.rundir import load_run_dir
 
     t: dict[str, float] = {}
     t0 = time.perf_counter()

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from winoscope.cli import app
-from winoscope.report.rundir import SAMPLE_BANNER
+from winoscope.results.rundir import SAMPLE_BANNER
 
 
 def cli(*args: str) -> tuple[int, str]:

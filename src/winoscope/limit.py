@@ -93,9 +93,9 @@ def _row_key_column(ds: Dataset, requests: Sequence[Request]) -> str:
     )
 
 
-def partial_note(manifest: Mapping[str, Any]) -> str | None:
-    """One line for every report of a partial run (None for a full run)."""
-    p = manifest.get("partial")
+def partial_note(p: Mapping[str, Any] | None) -> str | None:
+    """One line for every report of a partial run, from its record's ``partial`` block (None
+    for a full run)."""
     if not p:
         return None
     per = " x ".join(p.get("strata_columns") or ()) or "the whole set"

@@ -22,6 +22,7 @@ from helpers_crosslingual import matched_english
 from winoscope.compare.across_languages import crosslingual, model_differences
 from winoscope.errors import TaskError
 from winoscope.families.winobias.dataset import UK
+from winoscope.results.record import RunRecord
 
 
 @pytest.fixture(scope="module")
@@ -101,9 +102,13 @@ def test_one_spec_with_other_weights_is_another_model(
     en_same = _copy(runs["en"], tmp_path / "en-same", {"model": {**model, "params": params}})
     assert crosslingual(uk, en_same, n_boot=50).notes == []
     hooked = {"params": {**params, "hooks": [{"module": "h.0", "state_sha256": "1"}]}}
-    assert model_differences({"model": {**model, **hooked}}, {"model": {**model, "params": params}})
+    rec = RunRecord.from_json
+    assert model_differences(
+        rec({"model": {**model, **hooked}}), rec({"model": {**model, "params": params}})
+    )
     assert not model_differences(
-        {"model": {**model, "params": params}}, {"model": {**model, "params": dict(params)}}
+        rec({"model": {**model, "params": params}}),
+        rec({"model": {**model, "params": dict(params)}}),
     )
 
 

@@ -84,7 +84,7 @@ def test_agreement_occupations_and_identities(written: Path) -> None:
     assert [r[0] for r in shown] == list(occ["occupation"])
     assert [r[5] for r in shown] == [f"{d:+.3f}" for d in occ["diff"]]
     for lang in ("uk", "en"):
-        manifest = winoscope.report.rundir.load_run_dir(written / lang).manifest
+        manifest = winoscope.results.rundir.load_run_dir(written / lang).manifest
         assert manifest["dataset"]["table_sha256"] in html
         assert f"<code>winobias-{lang}</code>" in html
     assert "baseline:random" in html and "baseline:stereotype" in html

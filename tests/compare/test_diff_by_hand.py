@@ -23,8 +23,8 @@ import pytest
 
 from winoscope.compare.difference import diff, difference_table, verdicts
 from winoscope.errors import DatasetError, ScoringError, TaskError
-from winoscope.report.rundir import RunDir
 from winoscope.results.diff import DIFF_COLUMNS
+from winoscope.results.rundir import RunDir
 from winoscope.scoring.bootstrap import Draw, Replicates
 
 NAN = math.nan

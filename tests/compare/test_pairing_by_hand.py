@@ -26,7 +26,8 @@ from winoscope.compare.pairing import (
     row_correctness,
 )
 from winoscope.errors import DatasetError, ScoringError
-from winoscope.report.rundir import RunDir
+from winoscope.results.record import RunRecord
+from winoscope.results.rundir import RunDir
 
 
 def _run(name: str, dataset: dict | None = None) -> RunDir:
@@ -54,7 +55,7 @@ def _exact(b: int, c: int) -> float:
 
 def test_data_identity_lists_what_is_recorded_strongest_first() -> None:
     full = {"table_sha256": "t", "source": {"sha256": "f", "revision": "r"}}
-    got = data_identity({"dataset": full})
+    got = data_identity(RunRecord.from_json({"dataset": full}))
     assert list(got.items()) == [
         ("dataset.table_sha256", "t"),
         ("dataset.source.revision", "r"),
@@ -62,10 +63,10 @@ def test_data_identity_lists_what_is_recorded_strongest_first() -> None:
     ]
     # empty values are no identity; a number is kept as text
     some = {"table_sha256": "", "source": {"revision": None, "sha256": 12}}
-    assert data_identity({"dataset": some}) == {"dataset.source.sha256": "12"}
-    assert data_identity({}) == {}
-    assert data_identity({"dataset": None}) == {}
-    assert data_identity({"dataset": {"source": None}}) == {}
+    assert data_identity(RunRecord.from_json({"dataset": some})) == {"dataset.source.sha256": "12"}
+    assert data_identity(RunRecord.from_json({})) == {}
+    assert data_identity(RunRecord.from_json({"dataset": None})) == {}
+    assert data_identity(RunRecord.from_json({"dataset": {"source": None}})) == {}
 
 
 def test_the_strongest_identity_both_record_decides() -> None:

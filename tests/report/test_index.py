@@ -55,7 +55,7 @@ def test_fast_metrics_reader_equals_the_checked_one(tmp_path: Path) -> None:
     import pytest
 
     from winoscope.errors import DatasetError
-    from winoscope.report import rundir
+    from winoscope.results import rundir
 
     run = tmp_path / "run"
     winoscope.run("winopron-uk", "baseline:first", out=run, n_boot=50)

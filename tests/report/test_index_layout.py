@@ -16,7 +16,7 @@ from test_report_browser import CHROMIUM, CHROMIUM_ARGS, sync_playwright  # noqa
 import winoscope
 from winoscope.report import index
 from winoscope.report.index import write_index
-from winoscope.report.rundir import load_run_dir
+from winoscope.results.rundir import load_run_dir
 
 WIDTH = 1300
 LONG_MODEL = "hf:/models/some-organisation/a-very-long-model-name-with-many-parts-70b-instruct-v0.3"

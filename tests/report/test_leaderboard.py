@@ -23,8 +23,8 @@ from winoscope.report.leaderboard import (
     leaderboard,
     rank_rows,
 )
-from winoscope.report.rundir import load_run_dir
 from winoscope.report.tables import Cell
+from winoscope.results.rundir import load_run_dir
 from winoscope.scoring.metric import get_metric
 from winoscope.tags import tag_sort_key
 

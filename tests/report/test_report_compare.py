@@ -15,7 +15,7 @@ from winoscope.errors import DatasetError
 from winoscope.protocols.forced_choice import UK_DEFAULT, PromptTemplate
 from winoscope.report.compare import compare_runs, expand_run_paths
 from winoscope.report.compare_tables import latex_escape, latex_tables, markdown_tables
-from winoscope.report.rundir import load_run_dir
+from winoscope.results.rundir import load_run_dir
 from winoscope.runs.runner import run
 
 

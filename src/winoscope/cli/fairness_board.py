@@ -38,7 +38,7 @@ def fairness_board(
     from ..jsonio import atomic_path, write_json
     from ..report.fairness_board import board_file, check_run
     from ..report.fairness_board import details as item_details
-    from ..report.rundir import load_predictions, load_run_dir
+    from ..results.rundir import load_predictions, load_run_dir
 
     try:
         checked = [check_run(load_run_dir(r), allow_partial=allow_partial) for r in runs]

@@ -21,8 +21,8 @@ def show(
     ] = False,
 ) -> None:
     """Print a run's key metrics (macro averages with 95% CIs) and its counts."""
-    from ..report.rundir import load_run_dir
     from ..report.terminal import show_renderable
+    from ..results.rundir import load_run_dir
 
     try:
         rd = load_run_dir(run_dir)

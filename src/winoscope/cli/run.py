@@ -345,25 +345,24 @@ def run(
 
         report_validation(rr.runs[0].validation, rr.runs[0].result.notes)
         print_sensitivity(rr, out_console)
-        print_run_notes(rr.runs[0].manifest)
+        first = rr.runs[0].record
+        print_run_notes(first.left_out, first.partial)
         fails = [
-            warn_degenerate(r.manifest, strict, label=f"template {t.name}")
+            warn_degenerate(r.record, strict, label=f"template {t.name}")
             for t, r in zip(rr.templates, rr.runs, strict=True)
         ]
         out_console.print(f"wrote {out_dir}", highlight=False)
-        exit_on_outcome(rr.manifest.get("outcome") or {})
+        exit_on_outcome(rr.record.outcome)
         if any(fails):
             raise typer.Exit(1)
         return
     report_validation(rr.validation, rr.result.notes)
-    from ..backends.base import model_display
-
-    label = model_display(rr.manifest.get("model") or {})
-    print_summary(rr.metrics, title=f"{task} · {label}", manifest=rr.manifest)
-    report_request_errors(rr.manifest, rr.errors)
-    print_run_notes(rr.manifest)
-    degenerate_fails = warn_degenerate(rr.manifest, strict)
+    record = rr.record
+    print_summary(rr.metrics, title=f"{task} · {record.model.display}", record=record)
+    report_request_errors(record, rr.errors)
+    print_run_notes(record.left_out, record.partial)
+    degenerate_fails = warn_degenerate(record, strict)
     out_console.print(f"wrote {out_dir}", highlight=False)
-    exit_on_outcome(rr.manifest.get("outcome") or {})
+    exit_on_outcome(record.outcome)
     if degenerate_fails:
         raise typer.Exit(1)

@@ -78,9 +78,10 @@ def score(
     except WinoscopeError as exc:
         fail(exc)
     report_validation(result.validation, result.notes)
-    print_run_notes(result.settings)
+    settings = result.settings
+    print_run_notes(settings.get("left_out"), settings.get("partial"))
     print_summary(result.metrics, title=f"{task} · {predictions.name}")
-    for line in convention_lines(result.settings):
+    for line in convention_lines(settings.get("conventions"), settings.get("resolver_output")):
         err_console.print(line, highlight=False, markup=False, soft_wrap=True)
     unanswered = result.settings.get("failed_requests") or {}
     if unanswered.get("rows"):

@@ -3,11 +3,17 @@ conventions, and the exit status a run's outcome calls for."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from .common import err_console, out_console
+
+if TYPE_CHECKING:
+    from ..results.record import Outcome, RunRecord
 
 
 def summary_order(names: list[str]) -> list[str]:
@@ -18,8 +24,8 @@ def summary_order(names: list[str]) -> list[str]:
     return list(dict.fromkeys(headline_metrics(names, limit=len(names)) + names))
 
 
-def print_summary(metrics, title: str, manifest: dict | None = None) -> None:  # type: ignore[no-untyped-def,type-arg]
-    """The summary table; with the run's manifest its invalid and failed rates under it."""
+def print_summary(metrics, title: str, record: RunRecord | None = None) -> None:  # type: ignore[no-untyped-def]
+    """The summary table; with the run's record its invalid and failed rates under it."""
     macro = metrics[metrics["split"] == "macro"]
     if macro.empty:  # families without macro averages: whole-set rows, then the breakdowns
         macro = metrics.assign(
@@ -40,17 +46,17 @@ def print_summary(metrics, title: str, manifest: dict | None = None) -> None:  #
         ci = "–" if r.ci_low != r.ci_low else f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"
         table.add_row(r.metric, "–" if r.value != r.value else f"{r.value:.3f}", ci, str(r.n))
     out_console.print(table)
-    if manifest is not None:
-        from ..scoring.answer_quality import quality_of, quality_text
+    if record is not None:
+        from ..scoring.answer_quality import quality_text
 
-        out_console.print(quality_text(quality_of(manifest)), highlight=False, soft_wrap=True)
+        out_console.print(quality_text(record.quality()), highlight=False, soft_wrap=True)
 
 
-def warn_degenerate(manifest: dict, strict: bool = False, label: str = "") -> bool:  # type: ignore[type-arg]
+def warn_degenerate(record: RunRecord, strict: bool = False, label: str = "") -> bool:
     """The degenerate-run warning on stderr; True when ``strict`` makes it exit status 1."""
-    from ..scoring.answer_quality import degenerate_warning, quality_of
+    from ..scoring.answer_quality import degenerate_warning
 
-    warning = degenerate_warning(quality_of(manifest))
+    warning = degenerate_warning(record.quality())
     if warning is None:
         return False
     where = f" ({escape(label)})" if label else ""
@@ -66,9 +72,9 @@ def warn_degenerate(manifest: dict, strict: bool = False, label: str = "") -> bo
     return strict
 
 
-def exit_on_outcome(outcome: dict) -> None:  # type: ignore[type-arg]
+def exit_on_outcome(outcome: Outcome) -> None:
     """Exit 3 (after the run directory is written) when the run is not a success."""
-    reasons = outcome.get("finish_reasons") or {}
+    reasons = outcome.finish_reasons or {}
     if reasons.get("length"):
         err_console.print(
             f"[yellow]{reasons['length']} answer(s) cut off by the token limit[/] "
@@ -76,20 +82,20 @@ def exit_on_outcome(outcome: dict) -> None:  # type: ignore[type-arg]
             highlight=False,
             soft_wrap=True,
         )
-    if outcome.get("success", True):
+    if outcome.success is None or outcome.success:  # None: written before outcomes were
         return
-    if outcome.get("status") == "failed":
+    if outcome.status == "failed":
         err_console.print(
-            f"[bold red]no request was answered[/] ({outcome['failed']} failed): the metrics "
+            f"[bold red]no request was answered[/] ({outcome.failed} failed): the metrics "
             "are empty; exit status 3",
             highlight=False,
             soft_wrap=True,
         )
     else:
         err_console.print(
-            f"[red]{outcome['failed']} of {outcome['requests']} request(s) failed[/] "
-            f"({outcome['failed_share']:.1%}, more than --max-failed-share "
-            f"{outcome['max_failed_share']:g}): exit status 3",
+            f"[red]{outcome.failed} of {outcome.requests} request(s) failed[/] "
+            f"({outcome.failed_share:.1%}, more than --max-failed-share "
+            f"{outcome.max_failed_share:g}): exit status 3",
             highlight=False,
             soft_wrap=True,
         )
@@ -112,11 +118,13 @@ def report_validation(issues: list, notes: list[str]) -> None:  # type: ignore[t
         err_console.print(note, highlight=False, markup=False, soft_wrap=True)
 
 
-def convention_lines(manifest: dict) -> list[str]:  # type: ignore[type-arg]
-    """Scoring conventions that change numbers: the SweWinogender labels, alpha's invalid."""
-    conv = manifest.get("conventions") or {}
-    out = [f"convention: {k} = {v}" for k, v in conv.items()]
-    ro = manifest.get("resolver_output") or {}
+def convention_lines(
+    conventions: Mapping[str, Any] | None, resolver_output: Mapping[str, Any] | None
+) -> list[str]:
+    """Scoring conventions that change numbers: the SweWinogender labels, alpha's invalid (a
+    run's record or a scorer's settings hold both)."""
+    out = [f"convention: {k} = {v}" for k, v in (conventions or {}).items()]
+    ro = resolver_output or {}
     if ro.get("unmatched"):
         out.append(
             f"resolver output: {ro['unmatched']} of {ro['documents']} document(s) match no key "
@@ -130,21 +138,21 @@ def convention_lines(manifest: dict) -> list[str]:  # type: ignore[type-arg]
     return out
 
 
-def report_request_errors(manifest: dict, examples: list[dict]) -> None:  # type: ignore[type-arg]
+def report_request_errors(record: RunRecord, examples: list[dict[str, Any]]) -> None:
     """Failed requests: how many, and a few examples (they are excluded, not scored wrong)."""
-    answers = manifest.get("responses") or {}
+    answers = record.responses or {}
     if answers.get("cached"):
         err_console.print(
             f"{answers['cached']} answers reused from the run directory's store, "
             f"{answers.get('asked', 0)} asked",
             highlight=False,
         )
-    for line in convention_lines(manifest):
+    for line in convention_lines(record.conventions, record.resolver_output):
         err_console.print(line, highlight=False, markup=False, soft_wrap=True)
-    n = manifest.get("request_errors", 0)
+    n = record.request_errors or 0
     if not n:
         return
-    policy = (manifest.get("failed_requests") or {}).get("policy", "exclude")
+    policy = (record.failed_requests or {}).get("policy", "exclude")
     fate = "scored as wrong (--failed wrong)" if policy == "wrong" else "excluded from scoring"
     err_console.print(
         f"[yellow]{n} request(s) failed after retries[/] and their rows are {fate}; "
@@ -156,24 +164,25 @@ def report_request_errors(manifest: dict, examples: list[dict]) -> None:  # type
             err_console.print(f"  {ex['request_id']}: {ex['error']}", highlight=False, markup=False)
 
 
-def run_notes(manifest: dict) -> list[str]:  # type: ignore[type-arg]
-    """What makes a run's numbers not the whole dataset's: rows left out, a --limit run."""
+def run_notes(left_out: Mapping[str, Any] | None, partial: Mapping[str, Any] | None) -> list[str]:
+    """What makes a run's numbers not the whole dataset's: rows left out (``--skip-bad-rows``),
+    a --limit run (a run's record or a scorer's settings hold both)."""
     from ..limit import partial_note
 
     out = []
-    left = manifest.get("left_out") or {}
+    left = left_out or {}
     if left:
         checks = ", ".join(f"{k}: {v}" for k, v in (left.get("checks") or {}).items())
         out.append(
             f"left out (--skip-bad-rows): {left.get('findings', 0)} finding(s) ({checks}); "
             f"{left.get('rows', 0)} row(s) removed from the table"
         )
-    note = partial_note(manifest)
+    note = partial_note(partial)
     if note:
         out.append(note)
     return out
 
 
-def print_run_notes(manifest: dict) -> None:  # type: ignore[type-arg]
-    for line in run_notes(manifest):
+def print_run_notes(left_out: Mapping[str, Any] | None, partial: Mapping[str, Any] | None) -> None:
+    for line in run_notes(left_out, partial):
         err_console.print(f"[bold yellow]{escape(line)}[/]", highlight=False, soft_wrap=True)

@@ -205,7 +205,7 @@ def sweep(
     failed = [
         f"{task} {result.key}={value}"
         for (task, value), rr in result.runs.items()
-        if not rr.manifest["outcome"]["success"]
+        if not rr.record.outcome.success
     ]
     out_console.print(
         f"swept {result.key} over {len(result.points)} points "
@@ -217,7 +217,7 @@ def sweep(
     from .summary import warn_degenerate
 
     degenerate = [
-        warn_degenerate(rr.manifest, strict, label=f"{task} {result.key}={value}")
+        warn_degenerate(rr.record, strict, label=f"{task} {result.key}={value}")
         for (task, value), rr in result.runs.items()
     ]
     if failed:

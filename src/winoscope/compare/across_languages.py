@@ -32,14 +32,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
 from ..errors import DatasetError, TaskError
 from ..jsonio import write_csv
-from ..report.rundir import RunDir, load_predictions, load_run_dir
 from ..results.crosslingual import CrosslingualResult
+from ..results.record import RunRecord
+from ..results.rundir import RunDir, load_predictions, load_run_dir
 from .joins import answered_in_both, mismatch_text
 from .links import Link, Unlinkable, find_link, linked_pairs
 from .pairing import data_identity
@@ -60,12 +60,11 @@ MODEL_FIELDS = (
 MODEL_PRESENCE = ("weights_modified", "adapter", "adapters", "hooks")
 
 
-def model_identity(manifest: dict[str, Any]) -> dict[str, str]:
+def model_identity(record: RunRecord) -> dict[str, str]:
     """What identifies a run's model: its spec, then each :data:`MODEL_FIELDS` entry the
-    manifest records (as text)."""
-    model = manifest.get("model") or {}
-    params = model.get("params") or {}
-    out = {"spec": str(model.get("spec", "?"))}
+    record holds (as text)."""
+    params = record.model.params or {}
+    out = {"spec": "?" if record.model.spec is None else str(record.model.spec)}
     for key in MODEL_FIELDS:
         value = params.get(key)
         if value is None or value == "" or value == [] or value == {}:
@@ -78,8 +77,8 @@ def _short(text: str, n: int = 16) -> str:
     return text if len(text) <= n else text[:n] + "…"
 
 
-def model_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
-    """``field A vs B`` for every identity field the two manifests disagree on (a field only
+def model_differences(a: RunRecord, b: RunRecord) -> list[str]:
+    """``field A vs B`` for every identity field the two records disagree on (a field only
     one of them records counts when its absence means none, :data:`MODEL_PRESENCE`)."""
     ia, ib = model_identity(a), model_identity(b)
     out = []
@@ -92,22 +91,16 @@ def model_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     return out
 
 
-def on_sample(manifest: dict[str, Any]) -> bool:
-    """Whether the run's data is a bundled sample (written to check the pipeline)."""
-    ds = manifest.get("dataset") or {}
-    return bool(ds.get("is_sample")) or (ds.get("source") or {}).get("kind") == "sample"
-
-
 def _identity(rd: RunDir) -> dict[str, str]:
     """What the page and the Markdown show of a run: the strongest data hash it records."""
-    data = next(iter(data_identity(rd.manifest).items()), None)
+    data = next(iter(data_identity(rd.record).items()), None)
     return {
         "task": rd.task,
         "model": rd.label,
         "run": str(rd.path),
         "data": f"{data[0]}={data[1]}" if data else "unrecorded",
         "prompt": rd.prompt_key,
-        "dataset": str((rd.manifest.get("dataset") or {}).get("name") or rd.task),
+        "dataset": rd.record.dataset_name or rd.task,
     }
 
 
@@ -124,7 +117,7 @@ def _check_order(uk: RunDir, en: RunDir) -> None:
 
 def _check_models(uk: RunDir, en: RunDir, allow: bool) -> list[str]:
     """The notes of an allowed model difference; a TaskError naming both models otherwise."""
-    diffs = model_differences(uk.manifest, en.manifest)
+    diffs = model_differences(uk.record, en.record)
     if not diffs:
         return []
     said = (
@@ -225,7 +218,7 @@ def crosslingual(
             f"the two runs share no answered source item ({', '.join(key)})",
             file=str(en.path),
         )
-    samples = [lang for lang, rd in (("uk", uk), ("en", en)) if on_sample(rd.manifest)]
+    samples = [lang for lang, rd in (("uk", uk), ("en", en)) if rd.record.is_sample]
     result = CrosslingualResult(
         run_uk=str(uk.path),
         run_en=str(en.path),

@@ -34,12 +34,11 @@ import pandas as pd
 
 from ..errors import DatasetError, ScoringError, TaskError
 from ..report.index import sample_banner
-from ..report.rundir import RunDir, load_predictions, load_run_dir
 from ..results.diff import DIFF_COLUMNS, DiffResult, summary_rows
+from ..results.rundir import RunDir, load_predictions, load_run_dir
 from ..scoring.answer_quality import (
     built_on_degenerate,
     invalid_share,
-    quality_of,
     quality_text,
 )
 from ..scoring.decision import describe_family
@@ -213,10 +212,10 @@ def diff(
         raise TaskError(f"not comparable: {refused}")
     data = check_same_data(a, b)
     task = get_task(a.task)
-    boot = a.manifest.get("bootstrap") or {}
+    boot = a.record.bootstrap or {}
     given = "given" if n_boot is not None else f"run A's, {a.path}"
     n_boot = int(n_boot if n_boot is not None else boot.get("replicates", 2000))
-    seed = int(seed if seed is not None else a.manifest.get("seed", 0))
+    seed = int(seed if seed is not None else (a.record.seed or 0))
     if n_boot < 1 or seed < 0:
         raise TaskError(
             f"bootstrap {n_boot}, seed {seed} ({given}): the paired intervals and p-values "
@@ -259,7 +258,7 @@ def diff(
         reps_b.rows,
         level,
         kept,
-        protocol=str(a.manifest.get("protocol", "")),
+        protocol="" if a.record.protocol is None else str(a.record.protocol),
     )
     notes = []
     # coreference: the pronoun link per document, from the predictions' standard columns
@@ -273,7 +272,7 @@ def diff(
         notes.append(f"{task.name} has no gold label per row: no McNemar test")
     else:
         mcn = mcnemar_table(ta, ra, rb)
-    qa, qb = quality_of(a.manifest, a.counts), quality_of(b.manifest, b.counts)
+    qa, qb = a.quality, b.quality
     degenerate = [
         f"{k}, {invalid_share(q)}" for k, q in (("A", qa), ("B", qb)) if q.get("degenerate")
     ]

@@ -13,13 +13,12 @@ differences get the paired bootstrap only.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pandas as pd
 
 from ..errors import DatasetError, ScoringError
-from ..report.rundir import RunDir
+from ..results.record import RunRecord
+from ..results.rundir import RunDir
 from ..scoring.paired import holm
 from ..scoring.stats import mcnemar_exact
 
@@ -43,11 +42,10 @@ GOLD_COLUMNS = {
 ALIASES = {"prediction": {"contradiction": "neutral"}}
 
 
-def data_identity(manifest: dict[str, Any]) -> dict[str, str]:
+def data_identity(record: RunRecord) -> dict[str, str]:
     """What identifies a run's data, strongest first: the canonical table hash, the hub
     revision, the file sha256."""
-    ds = manifest.get("dataset") or {}
-    src = ds.get("source") or {}
+    ds, src = record.dataset or {}, record.source
     out: dict[str, str] = {}
     if ds.get("table_sha256"):
         out["dataset.table_sha256"] = str(ds["table_sha256"])
@@ -59,7 +57,7 @@ def data_identity(manifest: dict[str, Any]) -> dict[str, str]:
 
 def check_same_data(a: RunDir, b: RunDir) -> str:
     """The identity both runs share (``field=value``), else a DatasetError naming what differs."""
-    ia, ib = data_identity(a.manifest), data_identity(b.manifest)
+    ia, ib = data_identity(a.record), data_identity(b.record)
     shared = [k for k in ia if k in ib]
     if not shared:
         raise DatasetError(

@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..errors import ScoringError
 from ..jsonio import atomic_path, write_atomic, write_csv
+from ..results.record import RunRecord
 from ..scoring.occupation_correlation import (
     PREFERENCE,
     correlate,
@@ -111,7 +112,7 @@ def correlate_run(
     manifest_path = run / "manifest.json"
     if not manifest_path.is_file():
         raise ScoringError(f"{run}: not a run directory (no manifest.json)")
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    record = RunRecord.from_json(json.loads(manifest_path.read_text(encoding="utf-8")))
     pq, csv = run / "predictions.parquet", run / "predictions.csv"
     if pq.is_file():
         pred = pd.read_parquet(pq)
@@ -119,7 +120,7 @@ def correlate_run(
         pred = pd.read_csv(csv)
     else:
         raise ScoringError(f"{run}: no predictions.parquet or predictions.csv")
-    task = manifest.get("task")
+    task = record.task
     stats = load_statistics(stats_path, **stats_options)
     shares = occupation_shares(items_from_predictions(pred, task))
     miss = unmatched(shares, stats)
@@ -134,7 +135,7 @@ def correlate_run(
     write_csv(files[1], corr)
     meta = {
         "task": task,
-        "model": manifest.get("model", {}).get("spec"),
+        "model": record.model.spec,
         "statistics": str(stats_path),
         "bootstrap": {"replicates": n_boot, "seed": seed, "unit": "occupation"},
         "unmatched": miss,

@@ -10,21 +10,22 @@ only between runs that have one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .rundir import RunDir
+from ..results.rundir import RunDir
 
 #: backends that answer from the items, not from the prompt
 PROMPTLESS_KINDS = ("baseline", "nli-baseline", "file")
 
 
 def reads_prompt(run: RunDir) -> bool:
-    return str((run.manifest.get("model") or {}).get("kind", "")) not in PROMPTLESS_KINDS
+    kind = run.record.model.kind
+    return str("" if kind is None else kind) not in PROMPTLESS_KINDS
 
 
 def _protocol(r: RunDir) -> str | None:
-    return str(r.manifest.get("protocol") or "") or None
+    return str(r.record.protocol or "") or None
 
 
 def _prompt(r: RunDir) -> str | None:
@@ -32,7 +33,7 @@ def _prompt(r: RunDir) -> str | None:
 
 
 def _mode(r: RunDir) -> str | None:
-    mode = ((r.manifest.get("model") or {}).get("params") or {}).get("mode")
+    mode = r.record.model.mode
     return None if mode is None else str(mode)
 
 
@@ -42,12 +43,12 @@ def _data(r: RunDir) -> str | None:
 
 
 def _limit(r: RunDir) -> str | None:
-    partial = r.manifest.get("partial") or {}
+    partial = r.record.partial or {}
     return f"--limit {partial.get('limit')}" if partial else "full"
 
 
 def _seed(r: RunDir) -> str | None:
-    seed = r.manifest.get("seed")
+    seed = r.record.seed
     return None if seed is None else str(seed)
 
 
@@ -95,13 +96,13 @@ def differences(runs: Sequence[RunDir], skip: Sequence[str] = ()) -> list[dict[s
 def partial_mismatch(a: RunDir, b: RunDir) -> str | None:
     """Why a paired comparison of ``a`` and ``b`` is refused: one is partial and the other is
     not (or both are, with different limits); None when their parts match."""
-    pa, pb = a.manifest.get("partial") or {}, b.manifest.get("partial") or {}
+    pa, pb = a.record.partial or {}, b.record.partial or {}
     if not pa and not pb:
         return None
     if pa.get("limit") == pb.get("limit"):
         return None
 
-    def what(r: RunDir, p: dict[str, Any]) -> str:
+    def what(r: RunDir, p: Mapping[str, Any]) -> str:
         if not p:
             return f"{r.path.name} is a full run"
         return (

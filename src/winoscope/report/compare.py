@@ -29,6 +29,7 @@ import pandas as pd
 from .._version import __version__
 from ..errors import DatasetError
 from ..jsonio import write_atomic, write_csv
+from ..results.rundir import RunDir, load_run_dir
 from ..scoring.metric import gap_meaning, signed_gap_metrics
 from ..tags import format_tags, tag_sort_key
 from .compare_tables import (
@@ -52,7 +53,6 @@ from .figures import (
 )
 from .html import environment
 from .index import sample_banner
-from .rundir import RunDir, load_run_dir
 from .tables import fmt_ci
 
 TIDY_COLUMNS = [
@@ -150,7 +150,7 @@ def consistency_flags(runs: Sequence[RunDir]) -> tuple[list[str], set[int]]:
             messages.append(found["note"])
             flagged.update(idx[k] for k in found["runs"])
     for i, r in enumerate(runs):  # a smoke test (--limit) is never a result to compare
-        partial = r.manifest.get("partial") or {}
+        partial = r.record.partial or {}
         if partial:
             flagged.add(i)
             messages.append(

@@ -29,8 +29,8 @@ import pandas as pd
 
 from .._version import __version__
 from ..errors import WinoscopeError
+from ..results.rundir import RunDir
 from ..scoring.fairness_board import BoardBenchmark, for_task
-from .rundir import RunDir
 
 __all__ = ["BoardRefused", "BoardRun", "board_file", "check_run", "details"]
 
@@ -58,31 +58,30 @@ def check_run(run: RunDir, *, allow_partial: bool = False) -> BoardRun:
 
         shown = ", ".join(BOARD.get(n).task for n in BOARD.names())
         raise BoardRefused(f"{where}: task {run.task} is not on the fairness tab (it has: {shown})")
-    method = str(run.manifest.get("protocol", ""))
+    rec = run.record
+    method = "" if rec.protocol is None else str(rec.protocol)
     if method not in spec.methods:
         raise BoardRefused(
             f"{where}: asked by {method or 'an unknown protocol'}, not by the leaderboard's "
             f"method ({' or '.join(spec.methods)}): rerun with --protocol {spec.methods[0]}"
         )
-    template = run.manifest.get("prompt_template") or {}
+    template = rec.prompt_template or {}
     if template.get("name") not in (None, *(_template_names(run.task, spec))):
         raise BoardRefused(
             f"{where}: asked with the template {template.get('name')!r}, not the method's own"
         )
     caveats = []
-    release = (run.manifest.get("dataset") or {}).get("release") or {}
+    release = (rec.dataset or {}).get("release") or {}
     status = release.get("status")
     if status == "sample":
         caveats.append("scored the bundled sample, not the published release")
     elif status != "published":
-        found = release.get("sha256") or (run.manifest.get("dataset") or {}).get("source", {}).get(
-            "sha256"
-        )
+        found = release.get("sha256") or rec.source.get("sha256")
         raise BoardRefused(
             f"{where}: the data (sha256 {found or 'unknown'}) is not the published release "
             f"{release.get('expected', spec.benchmark)}: a modified copy is not the benchmark"
         )
-    partial = run.manifest.get("partial")
+    partial = rec.partial
     if partial:
         caveats.append(f"a partial run (--limit {partial.get('limit')})")
     if caveats and not allow_partial:
@@ -90,18 +89,18 @@ def check_run(run: RunDir, *, allow_partial: bool = False) -> BoardRun:
             f"{where}: {'; '.join(caveats)}: not the benchmark's numbers (--allow-partial "
             "writes it anyway, and the file then says so)"
         )
-    quality = run.manifest.get("answer_quality") or {}
+    quality = rec.answer_quality or {}
     if quality.get("degenerate"):
         raise BoardRefused(
             f"{where}: a degenerate run ({quality.get('invalid', '?')} of {quality.get('scored', '?')} "
             "rows invalid): its numbers describe the answer format, not the model"
         )
-    failed = int((run.manifest.get("outcome") or {}).get("failed") or 0)
+    failed = int(rec.outcome.failed or 0)
     if failed:
         raise BoardRefused(
             f"{where}: {failed} request(s) failed: rerun the same command to ask them"
         )
-    validation = run.manifest.get("validation") or {}
+    validation = rec.validation or {}
     if validation.get("left_out"):
         raise BoardRefused(f"{where}: rows were left out of the data (--skip-bad-rows)")
     return BoardRun(run, spec, method, tuple(caveats))
@@ -151,7 +150,7 @@ def model_identity(
     runs: Sequence[RunDir], name: str | None = None, revision: str | None = None
 ) -> dict[str, str]:
     """``model.name`` and ``revision``: given, else the manifests' (one model, one revision)."""
-    names = {str((r.manifest.get("model") or {}).get("name", "")) for r in runs}
+    names = {"" if r.record.model.name is None else str(r.record.model.name) for r in runs}
     if name is None:
         if len(names) != 1:
             raise BoardRefused(
@@ -162,7 +161,7 @@ def model_identity(
     if revision is None:
         found = set()
         for r in runs:
-            params = (r.manifest.get("model") or {}).get("params") or {}
+            params = r.record.model.params or {}
             found.add(params.get("commit") or params.get("revision") or "")
         found.discard("")
         if len(found) != 1:
@@ -212,7 +211,7 @@ def board_file(
                 {"name": r.name, "items": int(r.items), "scores": dict(r.scores)} for r in rows
             ]
         benchmarks.append(entry)
-        dataset = c.run.manifest.get("dataset") or {}
+        dataset = c.run.record.dataset or {}
         provenance.append(
             {
                 "benchmark": c.benchmark.benchmark,
@@ -291,11 +290,11 @@ def _with_provenance(checked: BoardRun, out: pd.DataFrame) -> pd.DataFrame:
     """The details with the method, benchmark, data revision and SHA-256, and the model."""
     if out.empty:
         raise BoardRefused(f"{checked.run.path}: the predictions carry no option scores")
-    dataset = checked.run.manifest.get("dataset") or {}
+    dataset = checked.run.record.dataset or {}
     release = dataset.get("release") or {}
     out["method"] = checked.method
     out["benchmark"] = checked.benchmark.benchmark
     out["dataset_revision"] = release.get("revision")
     out["dataset_sha256"] = (dataset.get("source") or {}).get("sha256")
-    out["model"] = (checked.run.manifest.get("model") or {}).get("name")
+    out["model"] = checked.run.record.model.name
     return out

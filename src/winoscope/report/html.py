@@ -211,13 +211,12 @@ def _missing(value: object) -> bool:
 
 
 def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
-    from ..backends.base import model_display
     from ..limit import partial_note
-    from ..scoring.answer_quality import count_totals, degenerate_warning, quality_of
+    from ..scoring.answer_quality import count_totals, degenerate_warning
     from .identity import identity_lines, store_note, tags_text
     from .markdown import answers_line
 
-    man = rr.manifest
+    man, rec = rr.manifest, rr.record  # the page's template reads the manifest's keys
     metrics = rr.metrics
     names = list(dict.fromkeys(metrics["metric"].astype(str))) if not metrics.empty else []
     cells = macro_cells(metrics) if not metrics.empty else {}
@@ -229,17 +228,17 @@ def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
     test_cols, test_rows = records_table(rr.result.tests)
     ex_cols, ex_rows = example_rows(rr.predictions, rr.task.primary.prediction_column)
     totals: dict[str, Any] = count_totals(counts)
-    quality = quality_of(man, counts)
+    quality = rec.quality(counts)
     warning = degenerate_warning(quality)
     return (
         environment()
         .get_template("run.html.j2")
         .render(
-            title=f"{rr.task.name} · {model_display(man['model'])}",
+            title=f"{rr.task.name} · {rec.model.display}",
             man=man,
-            ds=man["dataset"],
-            src=man["dataset"].get("source", {}),
-            release=release_line(man["dataset"].get("release")),
+            ds=rec.dataset,
+            src=(rec.dataset or {}).get("source", {}),
+            release=release_line((rec.dataset or {}).get("release")),
             task=rr.task,
             headline=headline,
             tables=metric_tables(metrics),
@@ -254,12 +253,12 @@ def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
             ex_rows=ex_rows,
             version=__version__,
             notes=rr.result.notes,
-            partial_note=partial_note(man),
-            identity=identity_lines(man),
-            tags=tags_text(man),
-            not_stored=store_note(man),
+            partial_note=partial_note(rec.partial),
+            identity=identity_lines(rec),
+            tags=tags_text(rec),
+            not_stored=store_note(rec),
             degenerate=warning[0].upper() + warning[1:] if warning else None,
-            answers=answers_line(man, quality),
+            answers=answers_line(rec, quality),
             columns=[str(c) for c in rr.result.settings.get("columns") or ()],
         )
     )

@@ -8,20 +8,22 @@ were stored, and what the experimenter tagged the run with.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..tags import format_tags
+
+if TYPE_CHECKING:
+    from ..results.record import RunRecord
 
 
 def _short(digest: Any, n: int = 12) -> str:
     return str(digest)[:n] if digest else "–"
 
 
-def identity_lines(manifest: Mapping[str, Any]) -> list[str]:
+def identity_lines(record: RunRecord) -> list[str]:
     """One line per part of the model's identity beyond its spec (empty for a plain spec)."""
-    model = manifest.get("model") or {}
-    params = model.get("params") or {}
-    runtime = model.get("runtime") or {}
+    params = record.model.params or {}
+    runtime = record.model.runtime or {}
     lines: list[str] = []
     if runtime.get("source") == "in memory":
         label = params.get("label")
@@ -72,13 +74,13 @@ def identity_lines(manifest: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def tags_text(manifest: Mapping[str, Any]) -> str:
+def tags_text(record: RunRecord) -> str:
     """``alpha=4 method=steer``, or empty when the run has no tags."""
-    return format_tags(manifest.get("tags") or {})
+    return format_tags(record.tags or {})
 
 
-def store_note(manifest: Mapping[str, Any]) -> str | None:
+def store_note(record: RunRecord) -> str | None:
     """Why answers were not stored, when they were not (a live model without a label ...)."""
-    responses = manifest.get("responses") or {}
+    responses = record.responses or {}
     note = responses.get("not_stored")
     return str(note) if note else None

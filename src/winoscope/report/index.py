@@ -21,10 +21,10 @@ import pandas as pd
 
 from .._version import __version__
 from ..jsonio import write_atomic
+from ..results.rundir import RunDir
 from ..scoring.metric import headline_metrics, signed_gap_metrics
 from ..tags import format_tags
 from .html import environment
-from .rundir import RunDir
 from .tables import Cell, macro_cells
 
 
@@ -150,7 +150,7 @@ def write_index(
 
 def sample_banner(runs: Sequence[RunDir]) -> str | None:
     """The bundled-sample banner when any run is on a bundled sample (naming how many)."""
-    from .rundir import SAMPLE_BANNER
+    from ..results.rundir import SAMPLE_BANNER
 
     n = sum(1 for r in runs if r.is_sample)
     if not n:

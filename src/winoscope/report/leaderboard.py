@@ -31,6 +31,7 @@ import pandas as pd
 from .._version import __version__
 from ..errors import DatasetError, WinoscopeError
 from ..jsonio import write_atomic, write_csv
+from ..results.rundir import RunDir, load_run_dir
 from ..scoring.metric import get_metric, headline_metrics
 from ..tags import format_tags
 from .compare import consistency_flags, expand_run_paths, order_runs
@@ -38,7 +39,6 @@ from .compare_tables import latex_escape
 from .html import environment
 from .index import summary_cells
 from .latex import interval, number, row_label, table, tex_label
-from .rundir import RunDir, load_run_dir
 from .tables import Cell
 
 COLUMNS = ["task", "rank", "model", "tags", "run", "metric", "value", "ci_low", "ci_high", "n"]
@@ -193,7 +193,7 @@ def build_boards(
     by_task: dict[str, list[Row]] = {}
     for i, run in enumerate(order_runs(runs)):
         is_flagged = position[id(run)] in (flagged or set())
-        sample = (run.manifest.get("dataset", {}).get("source", {}) or {}).get("kind") == "sample"
+        sample = run.record.source.get("kind") == "sample"
         cells = summary_cells(run.metrics)
         row = Row(i, run, cells, is_flagged, sample, _href(run, out_dir))
         by_task.setdefault(run.task, []).append(row)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -10,6 +11,7 @@ import pandas as pd
 from .identity import identity_lines, store_note, tags_text
 
 if TYPE_CHECKING:
+    from ..results.record import RunRecord
     from ..results.run import RunResult
 
 
@@ -44,9 +46,9 @@ def metric_table(metrics: pd.DataFrame) -> str:
     return header + body
 
 
-def validation_banner(manifest: dict) -> str | None:  # type: ignore[type-arg]
+def validation_banner(record: RunRecord) -> str | None:
     """One warning line when the task's checks failed on the data (None when they passed)."""
-    v = manifest.get("validation")
+    v = record.validation
     if not v or v.get("passed", True):
         return None
     checks = ", ".join(f"{k}: {n}" for k, n in v.get("failed_checks", {}).items())
@@ -57,7 +59,7 @@ def validation_banner(manifest: dict) -> str | None:  # type: ignore[type-arg]
     )
 
 
-def bootstrap_text(b: dict) -> str:  # type: ignore[type-arg]
+def bootstrap_text(b: Mapping[str, Any]) -> str:
     """``2000 replicates, resampling unit: pair, 95% percentile intervals``."""
     unit = b.get("resampling_unit", "source item")
     within = f" (within each {b['stratified_by']} stratum)" if b.get("stratified_by") else ""
@@ -68,11 +70,11 @@ def bootstrap_text(b: dict) -> str:  # type: ignore[type-arg]
     )
 
 
-def conventions_lines(manifest: dict) -> list[str]:  # type: ignore[type-arg]
+def conventions_lines(record: RunRecord) -> list[str]:
     """Report lines stating the conventions that change numbers: what a failed request counts
     as, SweWinogender's label convention, a resolver output's unmatched documents."""
     out = []
-    f = manifest.get("failed_requests")
+    f = record.failed_requests
     if f:
         fate = (
             "scored as wrong answers (invalid)"
@@ -83,9 +85,9 @@ def conventions_lines(manifest: dict) -> list[str]:  # type: ignore[type-arg]
             f"- **Failed requests** (`--failed {f.get('policy')}`): {f.get('requests', 0)} "
             f"request(s), {f.get('rows', 0)} row(s) without an answer, {fate}"
         )
-    for key, value in (manifest.get("conventions") or {}).items():
+    for key, value in (record.conventions or {}).items():
         out.append(f"- **Convention** `{key}`: {value}")
-    ro = manifest.get("resolver_output")
+    ro = record.resolver_output
     if ro:
         out.append(
             f"- **Resolver output**: {ro.get('documents', 0)} document(s), "
@@ -95,7 +97,7 @@ def conventions_lines(manifest: dict) -> list[str]:  # type: ignore[type-arg]
     return out
 
 
-def outcome_lines(outcome: dict[str, Any] | None) -> list[str]:
+def outcome_lines(outcome: Mapping[str, Any] | None) -> list[str]:
     """The run's outcome when it is not plain success: no answer at all, or too many failures."""
     if not outcome or outcome.get("status") == "ok":
         return []
@@ -112,12 +114,12 @@ def outcome_lines(outcome: dict[str, Any] | None) -> list[str]:
     ]
 
 
-def answers_line(manifest: dict[str, Any], quality: dict[str, Any]) -> str:
+def answers_line(record: RunRecord, quality: dict[str, Any]) -> str:
     """``invalid 100% (76 of 76 scored rows) · failed 0% (0 of 152 requests) · 0 reused from
     the run directory's store, 152 asked``."""
     from ..scoring.answer_quality import quality_text
 
-    r = manifest.get("responses") or {}
+    r = record.responses or {}
     reuse = (
         f" · {r.get('cached', 0)} reused from the run directory's store, {r.get('asked', 0)} asked"
         if "cached" in r or "asked" in r
@@ -127,25 +129,24 @@ def answers_line(manifest: dict[str, Any], quality: dict[str, Any]) -> str:
 
 
 def render_markdown(rr: RunResult) -> str:
-    from ..backends.base import model_display
     from ..limit import partial_note
     from ..protocols.forced_choice import letter_mass_lines
-    from ..scoring.answer_quality import degenerate_warning, quality_of
+    from ..scoring.answer_quality import degenerate_warning
 
-    man = rr.manifest
-    ds = man["dataset"]
+    man = rr.record
+    ds = man.dataset or {}
     src = ds["source"]
     lines = [
-        f"# {rr.task.name} · {model_display(man['model'])}",
+        f"# {rr.task.name} · {man.model.display}",
         "",
     ]
-    partial = partial_note(man)
+    partial = partial_note(man.partial)
     if partial:
         lines += [f"> ⚠ {partial}", ""]
     banner = validation_banner(man)
     if banner:
         lines += [f"> ⚠ {banner}", ""]
-    quality = quality_of(man, rr.result.counts)
+    quality = man.quality(rr.result.counts)
     warning = degenerate_warning(quality)
     if warning:
         lines += [f"> ⚠ **{warning[0].upper() + warning[1:]}.**", ""]
@@ -158,7 +159,7 @@ def render_markdown(rr: RunResult) -> str:
         + (f", commit `{src['commit']}`" if src.get("commit") else "")
         + (f", table sha256 `{ds['table_sha256'][:16]}…`" if ds.get("table_sha256") else "")
         + ")",
-        f"- **Review status**: {man['review_status']}",
+        f"- **Review status**: {man.review_status}",
     ]
     from ..datasets.releases import release_line
 
@@ -170,20 +171,20 @@ def render_markdown(rr: RunResult) -> str:
             "- **Note**: bundled sample written for winoscope, not the real dataset; numbers check the pipeline only."
         )
     lines += [
-        f"- **Protocol**: {man['protocol']}"
-        + (f" (template `{man['prompt_template']['name']}`)" if man.get("prompt_template") else ""),
-        *(f"- **Protocol note**: {pn}" for pn in man.get("protocol_notes") or ()),
-        f"- **Model**: `{man['model']['spec']}` params {compact_params(man['model']['params'])}",
+        f"- **Protocol**: {man.protocol}"
+        + (f" (template `{man.prompt_template['name']}`)" if man.prompt_template else ""),
+        *(f"- **Protocol note**: {pn}" for pn in man.protocol_notes or ()),
+        f"- **Model**: `{man.model.spec}` params {compact_params(man.model.params or {})}",
         *(f"- **Model identity**: {line}" for line in identity_lines(man)),
         *([f"- **Tags**: {tags_text(man)}"] if tags_text(man) else []),
         *([f"- **Answers not stored**: {store_note(man)}"] if store_note(man) else []),
-        f"- **Seed**: {man['seed']} · bootstrap: {bootstrap_text(man.get('bootstrap') or {})}",
-        f"- **Requests**: {man['requests']} ({man['request_errors']} failed)",
+        f"- **Seed**: {man.seed} · bootstrap: {bootstrap_text(man.bootstrap or {})}",
+        f"- **Requests**: {man.requests} ({man.request_errors} failed)",
         f"- **Answers**: {answers_line(man, quality)}",
-        *outcome_lines(man.get("outcome")),
-        *letter_mass_lines(man.get("letter_mass")),
+        *outcome_lines(man.outcome.to_json() or None),
+        *letter_mass_lines(man.letter_mass),
         *conventions_lines(man),
-        f"- **winoscope** {man['winoscope_version']}",
+        f"- **winoscope** {man.winoscope_version}",
         "- **Full report**: [report.html](report.html) (plots, tables, rows to read; figures in `plots/`)",
         "",
         "## Metrics",
@@ -230,8 +231,8 @@ def render_markdown(rr: RunResult) -> str:
         for e in rr.errors:
             lines.append(f"- {e}")
         lines.append("")
-    if man.get("prompt_template"):
-        lines += ["## Prompt template", "", "```", man["prompt_template"]["text"], "```", ""]
+    if man.prompt_template:
+        lines += ["## Prompt template", "", "```", man.prompt_template["text"], "```", ""]
     return "\n".join(lines)
 
 
@@ -240,6 +241,6 @@ def column_lines(columns: Any) -> list[str]:
     return [line for text in columns or () for line in (str(text), "")]
 
 
-def compact_params(params: dict[str, Any]) -> dict[str, Any]:
+def compact_params(params: Mapping[str, Any]) -> dict[str, Any]:
     """The parameters without the identity parts shown on their own lines (hooks, adapters)."""
     return {k: v for k, v in params.items() if k not in ("hooks", "adapters", "config")}

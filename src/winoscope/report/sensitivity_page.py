@@ -77,13 +77,14 @@ def per_template_table(result: SensitivityResult) -> str:
 
 
 def render_markdown(result: SensitivityResult) -> str:
-    man = result.manifest
+    rec = result.record
+    boot = rec.bootstrap or {}
     parts = [
-        f"# Prompt sensitivity: {man['task']} · {man['model']['spec']}",
+        f"# Prompt sensitivity: {rec.task} · {rec.model.spec}",
         "",
-        f"{len(result.templates)} templates, {man['bootstrap']['replicates']} bootstrap "
+        f"{len(result.templates)} templates, {boot['replicates']} bootstrap "
         "replicates; mean over templates with a two-level 95% interval (templates, then "
-        f"{man['bootstrap']['resampling_unit']}s, resampled); sd across templates (ddof=1).",
+        f"{boot['resampling_unit']}s, resampled); sd across templates (ddof=1).",
         "",
         markdown_table(result.summary),
         "",
@@ -117,9 +118,9 @@ def latex_table(result: SensitivityResult) -> str:
                 ["", interval(r.ci_low, r.ci_high), "", "", ""],
             )
         )
-    man = result.manifest
+    rec = result.record
     caption = (
-        f"{escape(man['task'])}, {escape(man['model']['spec'])}: {len(result.templates)} prompt "
+        f"{escape(str(rec.task))}, {escape(str(rec.model.spec))}: {len(result.templates)} prompt "
         "templates; mean over templates with its two-level 95\\% interval under it "
         "(templates, then items, resampled), the lowest and highest template, and the sd."
     )
@@ -127,7 +128,7 @@ def latex_table(result: SensitivityResult) -> str:
         ["Metric", "Mean", "Min", "Max", "SD"],
         body,
         caption=caption,
-        label=tex_label("sensitivity", str(man["task"])),
+        label=tex_label("sensitivity", str(rec.task)),
     )
 
 
@@ -146,8 +147,9 @@ def write_sensitivity(result: SensitivityResult, out: Path) -> Path:
     write_atomic(out / "sensitivity.tex", latex_table(result))
     figure = save_figure(template_report_figure(result.per_template, result.summary), out / "plots")
     templates = []
-    for entry, run in zip(result.manifest["runs"], result.runs, strict=True):
-        outcome = run.manifest.get("outcome") or {}
+    record = result.record
+    for entry, run in zip(record.runs or [], result.runs, strict=True):
+        outcome = run.record.outcome.to_json()
         templates.append(
             {
                 "name": entry["template"],
@@ -155,14 +157,14 @@ def write_sensitivity(result: SensitivityResult, out: Path) -> Path:
                 "dir": entry["dir"],
                 "requests": outcome.get("requests", "–"),
                 "answered": outcome.get("answered", "–"),
-                "cached": (run.manifest.get("responses") or {}).get("cached", "–"),
+                "cached": (run.record.responses or {}).get("cached", "–"),
             }
         )
     html = (
         environment()
         .get_template("sensitivity.html.j2")
         .render(
-            title=f"prompt sensitivity · {result.manifest['task']}",
+            title=f"prompt sensitivity · {record.task}",
             man=result.manifest,
             notes=result.notes,
             summary_cols=DISPLAY_COLUMNS,
@@ -183,7 +185,7 @@ def print_sensitivity(result: SensitivityResult, console: Any) -> None:
     from rich.table import Table
 
     table = Table(
-        title=f"{result.manifest['task']} · {result.manifest['model']['spec']} · "
+        title=f"{result.record.task} · {result.record.model.spec} · "
         f"{len(result.templates)} templates",
         caption=escape("mean over templates [two-level 95% CI]; spread across templates"),
     )

@@ -6,8 +6,9 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from ..results.record import RunRecord
+from ..results.rundir import RunDir
 from ..scoring.metric import headline_metrics
-from .rundir import RunDir
 from .tables import Cell, macro_cells, metric_tables
 
 
@@ -33,17 +34,17 @@ def strata_tables(rd: RunDir) -> list[Table]:
 
 def key_table(rd: RunDir) -> Table:
     """Macro metrics (headline ones first) with 95% CI and n."""
-    src = rd.manifest.get("dataset", {}).get("source", {}) or {}
+    rec = rd.record
     title = f"{rd.task} · {rd.model}"
     caption = (
-        f"{rd.manifest.get('dataset', {}).get('name', '?')} · {rd.dataset_key[:24]}"
+        f"{(rec.dataset or {}).get('name', '?')} · {rd.dataset_key[:24]}"
         f"{'…' if len(rd.dataset_key) > 24 else ''} · prompt {rd.prompt_key} · "
-        f"seed {rd.manifest.get('seed', '?')}"
+        f"seed {'?' if rec.seed is None else rec.seed}"
     )
-    if src.get("kind") == "sample":
+    if rec.source.get("kind") == "sample":
         caption += " · bundled sample (pipeline check only)"
-    if rd.manifest.get("partial"):
-        caption += f" · partial run (--limit {rd.manifest['partial']['limit']})"
+    if rec.partial:
+        caption += f" · partial run (--limit {rec.partial['limit']})"
     macro = macro_cells(rd.metrics)
     names = list(macro)
     order = list(dict.fromkeys(headline_metrics(names, limit=len(names)) + names))
@@ -60,17 +61,17 @@ def counts_line(rd: RunDir) -> Text:
     from ..scoring.answer_quality import count_totals
 
     totals = count_totals(rd.counts)
-    errors = rd.manifest.get("request_errors", 0)
+    errors = rd.record.request_errors or 0
     parts = [f"{v} {k}" for k, v in totals.items()] + [f"{errors} request errors"]
-    reuse = answers_text(rd.manifest)
+    reuse = answers_text(rd.record)
     if reuse:
         parts.append(f"answers: {reuse}")
     return Text(" · ".join(parts), style="yellow" if errors or totals.get("invalid") else "")
 
 
-def answers_text(manifest: dict) -> str:  # type: ignore[type-arg]
-    """``12 reused, 140 asked`` from the manifest's ``responses`` (empty when not recorded)."""
-    r = manifest.get("responses") or {}
+def answers_text(record: RunRecord) -> str:
+    """``12 reused, 140 asked`` from the record's ``responses`` (empty when not recorded)."""
+    r = record.responses or {}
     if "cached" not in r and "asked" not in r:
         return ""
     return f"{r.get('cached', 0)} reused, {r.get('asked', 0)} asked"
@@ -78,9 +79,9 @@ def answers_text(manifest: dict) -> str:  # type: ignore[type-arg]
 
 def quality_lines(rd: RunDir) -> list[Text]:
     """The invalid and failed rates beside the key table; the degenerate-run warning first."""
-    from ..scoring.answer_quality import degenerate_warning, quality_of, quality_text
+    from ..scoring.answer_quality import degenerate_warning, quality_text
 
-    q = quality_of(rd.manifest, rd.counts)
+    q = rd.quality
     warning = degenerate_warning(q)
     out = [Text(f"warning: {warning}", style="bold yellow")] if warning else []
     return [*out, Text(quality_text(q), style="bold yellow" if warning else "")]
@@ -91,16 +92,16 @@ def show_renderable(rd: RunDir, *, strata: bool = False) -> Group:
 
     report = rd.path / "report.html"
     items: list[Table | Text] = []
-    partial = partial_note(rd.manifest)
+    partial = partial_note(rd.record.partial)
     if partial:
         items.append(Text(partial, style="bold yellow"))
     from .identity import identity_lines, store_note, tags_text
 
     if rd.tags:
-        items.append(Text(f"tags: {tags_text(rd.manifest)}", style="bold"))
-    for line in identity_lines(rd.manifest):
+        items.append(Text(f"tags: {tags_text(rd.record)}", style="bold"))
+    for line in identity_lines(rd.record):
         items.append(Text(line, style="dim"))
-    note = store_note(rd.manifest)
+    note = store_note(rd.record)
     if note:
         items.append(Text(f"answers not stored: {note}", style="yellow"))
     for line in rd.notes:  # the scorer's notes for the reader

@@ -51,7 +51,7 @@ def write_run(rr: RunResult, out: Path) -> Path:
         out / "metrics.json",
         {
             "task": rr.task.name,
-            "model": rr.manifest["model"]["spec"],
+            "model": rr.record.model.spec,
             "metrics": rr.metrics.to_dict("records"),
             "tests": rr.result.tests,
             "counts": rr.result.counts.to_dict("records"),
@@ -59,7 +59,7 @@ def write_run(rr: RunResult, out: Path) -> Path:
             "notes": rr.result.notes,
             # how much of the next-token probability sat on the offered letters (None: not
             # letter-scored); a low mass means the model does not answer in the offered format
-            "letter_mass": rr.manifest.get("letter_mass"),
+            "letter_mass": rr.record.letter_mass,
             "request_errors": rr.errors,
         },
     )

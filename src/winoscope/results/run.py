@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .record import RunRecord
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -38,6 +40,11 @@ class RunResult:
     validation: list[Issue] = field(default_factory=list)
 
     @property
+    def record(self) -> RunRecord:
+        """The manifest as a typed record (read from ``manifest`` on each call)."""
+        return RunRecord.from_json(self.manifest or {})
+
+    @property
     def metrics(self) -> pd.DataFrame:
         return self.result.metrics
 
@@ -51,7 +58,7 @@ class RunResult:
         return self.result.metrics.copy()
 
     def _summary_rows(self) -> list[tuple[str, str]]:
-        man = self.manifest or {}
+        man = self.record
         invalid = len(self.validation)
         return [
             ("model", _model_text(man)),
@@ -110,17 +117,22 @@ class SensitivityResult:
         return self.summary[self.summary["headline"]].reset_index(drop=True)
 
     @property
+    def record(self) -> RunRecord:
+        """The manifest (``sensitivity.json``) as a typed record."""
+        return RunRecord.from_json(self.manifest or {})
+
+    @property
     def success(self) -> bool:
-        return bool(self.manifest["outcome"]["success"])
+        return bool(self.record.outcome.success)
 
     def _summary_rows(self) -> list[tuple[str, str]]:
-        man = self.manifest or {}
+        man = self.record
         names = [str(getattr(t, "name", t)) for t in self.templates]
         heads = self.summary[self.summary["headline"].astype(bool)].head(_HEADLINES)
         from ..scoring.metric import signed_gap_metrics
 
         gaps = set(signed_gap_metrics(list(heads["metric"].astype(str))))
-        failed = sum(int((r.manifest.get("outcome") or {}).get("failed", 0)) for r in self.runs)
+        failed = sum(int(r.record.outcome.failed or 0) for r in self.runs)
         return [
             ("model", _model_text(man)),
             ("data", _data_text(man)),
@@ -239,20 +251,17 @@ def _with_interval(value: object, lo: object, hi: object, signed: bool) -> str:
     return _number(value, signed) + interval
 
 
-def _model_text(manifest: dict[str, Any]) -> str:
+def _model_text(record: RunRecord) -> str:
     """The model spec with the run's tags: ``hf:base [alpha=4 method=steer]``."""
-    from ..backends.base import model_display
     from ..tags import format_tags
 
-    spec = model_display(manifest.get("model") or {})
-    tags = manifest.get("tags")
-    return f"{spec} [{format_tags(tags)}]" if isinstance(tags, dict) and tags else spec
+    spec, tags = record.model.display, record.tag_map
+    return f"{spec} [{format_tags(tags)}]" if tags else spec
 
 
-def _data_text(manifest: dict[str, Any]) -> str:
+def _data_text(record: RunRecord) -> str:
     """The data's name and a prefix of its strongest hash (table, else file or revision)."""
-    ds = manifest.get("dataset") or {}
-    src = ds.get("source") or {}
+    ds, src = record.dataset or {}, record.source
     name = str(ds.get("name") or ds.get("family") or "?")
     for label, digest in (
         ("table", ds.get("table_sha256")),
@@ -262,8 +271,7 @@ def _data_text(manifest: dict[str, Any]) -> str:
         if digest:
             name += f", {label} {str(digest)[:12]}"
             break
-    sample = bool(ds.get("is_sample")) or src.get("kind") == "sample"
-    return name + (" (bundled sample: checks the pipeline only)" if sample else "")
+    return name + (" (bundled sample: checks the pipeline only)" if record.is_sample else "")
 
 
 def _headline_rows(metrics: pd.DataFrame | None) -> list[tuple[str, str]]:
@@ -287,24 +295,25 @@ def _headline_rows(metrics: pd.DataFrame | None) -> list[tuple[str, str]]:
     return out or [("headline", "no macro metrics")]
 
 
-def _quality_rows(manifest: dict[str, Any], result: Any) -> list[tuple[str, str]]:
+def _quality_rows(record: RunRecord, result: Any) -> list[tuple[str, str]]:
     """The invalid and failed rates, the reused and asked answers, and the degenerate-run
     warning (first, when there is one)."""
-    from ..scoring.answer_quality import quality_of, quality_text, short_warning
+    from ..scoring.answer_quality import quality_text, short_warning
 
-    q = quality_of(manifest, getattr(result, "counts", ()))
+    q = record.quality(getattr(result, "counts", ()))
     warning = short_warning(q)
-    r = manifest.get("responses") or {}
+    r = record.responses or {}
     answers = quality_text(q)
     if "cached" in r or "asked" in r:
         answers += f" · {r.get('cached', 0)} reused, {r.get('asked', 0)} asked"
     return ([("WARNING", warning)] if warning else []) + [("answers", answers)]
 
 
-def _failed_text(manifest: dict[str, Any], shown: int) -> str:
-    outcome = manifest.get("outcome") or {}
-    if "failed" in outcome:
-        return f"{outcome['failed']} of {outcome.get('requests', '?')} requests failed"
+def _failed_text(record: RunRecord, shown: int) -> str:
+    outcome = record.outcome
+    if outcome.failed is not None:
+        requests = "?" if outcome.requests is None else outcome.requests
+        return f"{outcome.failed} of {requests} requests failed"
     return f"{shown} failed requests"
 
 

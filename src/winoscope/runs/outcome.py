@@ -1,25 +1,16 @@
 """What a run records beside its metrics: the outcome (answered, failed, exit status), the
-failed requests' examples and the manifest."""
+failed requests' examples and the dataset's entry in the run's record."""
 
 from __future__ import annotations
 
-import platform
-import time
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from .._version import __version__
-from ..backends.base import Backend, model_label
-from ..environment import environment
 from ..errors import TaskError
 from ..records import Response
 
 if TYPE_CHECKING:
     from ..datasets.base import Dataset
-    from ..protocols.cloze import ClozeTemplate
-    from ..protocols.forced_choice import PromptTemplate
-    from ..tasks.base import Task
 
 
 def check_failed_share(share: float) -> None:
@@ -82,55 +73,3 @@ def dataset_record(task: str, ds: Dataset) -> dict[str, Any]:
     if release is not None:
         record["release"] = release
     return record
-
-
-def build_manifest(
-    task: Task,
-    ds: Dataset,
-    backend: Backend,
-    template: PromptTemplate | ClozeTemplate | None,
-    *,
-    seed: int,
-    n_boot: int,
-    n_requests: int,
-    n_errors: int,
-    started: float,
-    settings: Mapping[str, Any] | None = None,
-    runtime: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The run's manifest; ``settings`` (the scorer's) name the bootstrap's resampling unit."""
-    settings = settings or {}
-    bootstrap = {
-        "replicates": n_boot,
-        "level": 0.95,
-        "resampling_unit": settings.get("resampling_unit") or "source item",
-    }
-    if settings.get("stratified_by"):
-        bootstrap["stratified_by"] = settings["stratified_by"]
-    return {
-        "winoscope_version": __version__,
-        "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "duration_s": round(time.time() - started, 3),
-        "task": task.name,
-        "protocol": task.protocol,
-        "dataset": dataset_record(task.name, ds),
-        "review_status": ds.review_status,
-        "model": {
-            "spec": model_label(backend),
-            "kind": backend.kind,
-            "name": backend.model,
-            "params": backend.params,
-            # how the work was spread (device, batch size ...); not part of the store's key
-            "runtime": dict(runtime if runtime is not None else backend.describe().runtime),
-        },
-        "prompt_template": None
-        if template is None
-        else {"name": template.name, "text": template.text},
-        "seed": seed,
-        "bootstrap": bootstrap,
-        "requests": n_requests,
-        "request_errors": n_errors,
-        "python": platform.python_version(),
-        # what `winoscope env` prints: versions, platform, torch's build and devices, extras
-        "environment": environment(),
-    }

@@ -33,7 +33,7 @@ from ..tasks import Task, get_task
 from .config import RUN_DEFAULTS, RunConfig
 from .outcome import error_summary
 from .plan import RunPlan, checked_dataset, plan, response_store_path
-from .record import Answers, Predicted, run_manifest
+from .record import Answers, Predicted, run_record
 
 __all__ = [
     "RunConfig",
@@ -126,7 +126,7 @@ def score_answers(p: RunPlan, predicted: Predicted) -> ScoreResult:
 
 def record(p: RunPlan, answers: Answers, predicted: Predicted, result: ScoreResult) -> RunResult:
     """The run's result with its manifest; the run directory too when ``out`` is given."""
-    manifest = run_manifest(p, answers, predicted, result)
+    manifest = run_record(p, answers, predicted, result).to_json()
     rr = RunResult(
         p.task,
         p.dataset,

@@ -102,13 +102,15 @@ def answer_quality(
     return entry
 
 
-def quality_of(manifest: Mapping[str, Any], counts: Sequence[Any] = ()) -> dict[str, Any]:
-    """A run's ``answer_quality``: the manifest's, or (runs written before it was recorded)
-    worked out from the counts and the outcome, without a cause's pattern."""
-    got = manifest.get("answer_quality")
-    if isinstance(got, Mapping):
-        return dict(got)
-    return answer_quality(counts, manifest.get("outcome"))
+def quality_of(
+    recorded: Any, outcome: Mapping[str, Any] | None, counts: Sequence[Any] = ()
+) -> dict[str, Any]:
+    """A run's ``answer_quality``: the one its record holds (``recorded``), or (runs written
+    before it was recorded) worked out from the counts and the outcome, without a cause's
+    pattern. :meth:`winoscope.results.record.RunRecord.quality` passes its record's."""
+    if isinstance(recorded, Mapping):
+        return dict(recorded)
+    return answer_quality(counts, outcome)
 
 
 def _percent(rate: Any) -> str:

@@ -62,9 +62,9 @@ def model_options(task: str, model: str) -> dict[str, Any]:
 def mode_of(rr: RunResult) -> str:
     """How a run asked its model: ``cloze``, the backend's scoring mode (``letters``,
     ``texts`` ...), or ``reference`` for a baseline (no model asked)."""
-    if rr.manifest.get("protocol") == "cloze":
+    if rr.record.protocol == "cloze":
         return "cloze"
-    mode = rr.manifest["model"]["params"].get("mode")
+    mode = rr.record.model.mode
     return str(mode) if mode else "reference"
 
 
@@ -126,7 +126,7 @@ def write_demo_index(results: list[RunResult], out: Path) -> Path:
 def report_links(results: list[RunResult], out: Path) -> str:
     """Markdown links to each run's HTML report, relative to the demo folder."""
     lines = [
-        f"- [{rr.task.name} · {rr.manifest['model']['spec']}]"
+        f"- [{rr.task.name} · {rr.record.model.spec}]"
         f"({(rr.out_dir / 'report.html').relative_to(out).as_posix()})"
         for rr in results
         if rr.out_dir is not None and (rr.out_dir / "report.html").exists()
@@ -143,7 +143,7 @@ def summary_table(results: list[RunResult]) -> str:
         if macro.empty:  # families without macro averages report the whole set as "all"
             macro = rr.metrics[rr.metrics["split"] == "all"]
         macro = macro.set_index("metric")
-        row = {"task": rr.task.name, "model": rr.manifest["model"]["spec"], "mode": mode_of(rr)}
+        row = {"task": rr.task.name, "model": rr.record.model.spec, "mode": mode_of(rr)}
         family = family_of(rr.task.name)
         for m in family.headline if family is not None else ():
             if m in macro.index:

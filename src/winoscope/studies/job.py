@@ -93,7 +93,7 @@ def _run_cell(study: Study, cell: Cell, backend: Any) -> dict[str, Any]:
     return {
         "cell": cell.label,
         "run_dir": str(cell.run_dir),
-        "success": bool(rr.manifest["outcome"]["success"]),
+        "success": bool(rr.record.outcome.success),
         "seconds": round(time.time() - started, 3),
     }
 

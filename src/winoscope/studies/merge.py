@@ -16,8 +16,8 @@ from .spec import Study
 
 def sweep_from_runs(study: Study, job: Job, template: str | None, out: Path) -> SweepResult | None:
     """One model's sweep from its finished cells (None when its reference is unfinished)."""
-    from ..report.rundir import load_run_dir
     from ..report.sweep_page import write_sweep
+    from ..results.rundir import load_run_dir
     from .sweep_tables import (
         degenerate_points,
         point_table,

@@ -42,6 +42,7 @@ from ..backends import Backend, close_backend, model_label
 from ..errors import TaskError
 from ..protocols.cloze import ClozeTemplate
 from ..protocols.forced_choice import PromptTemplate
+from ..results.record import SCHEMA_VERSION, ModelInfo, Outcome, RunRecord
 from ..results.run import RunResult, SensitivityResult
 from ..runs.config import RunConfig
 from ..runs.outcome import check_failed_share
@@ -161,17 +162,24 @@ def run_templates(
     draws = [rr.result.replicates.draws for rr in runs]  # the same draws: one item level
     joint = all(d == draws[0] for d in draws[1:])
     notes = [] if joint else [NOT_JOINT_NOTE]
-    manifest = sensitivity_manifest(
-        t, backend, chosen, runs, seed=seed, n_boot=n_boot, joint=joint, started=started
+    record = sensitivity_record(
+        t,
+        backend,
+        chosen,
+        runs,
+        seed=seed,
+        n_boot=n_boot,
+        joint=joint,
+        started=started,
+        store=None if store_path is None else store_path.name,
     )
-    manifest["responses"] = {"store": None if store_path is None else store_path.name}
-    partial = runs[0].manifest.get("partial")
-    if partial:  # --limit: every template asked the same part of the data
+    if record.partial:  # --limit: every template asked the same part of the data
         from ..limit import partial_note
 
-        manifest["partial"] = partial
-        notes.insert(0, str(partial_note(manifest)))
-    result = SensitivityResult(t, chosen, runs, per_template, summary, manifest, notes=notes)
+        notes.insert(0, str(partial_note(record.partial)))
+    result = SensitivityResult(
+        t, chosen, runs, per_template, summary, record.to_json(), notes=notes
+    )
     if out_dir is not None:
         from ..report.sensitivity_page import write_sensitivity
 
@@ -188,7 +196,7 @@ NOT_JOINT_NOTE = (
 def combined_outcome(runs: Sequence[RunResult]) -> dict[str, Any]:
     """Requests, answered and failed summed over the templates; success only if every
     template's run succeeded."""
-    outcomes = [r.manifest.get("outcome") or {} for r in runs]
+    outcomes = [r.record.outcome.to_json() for r in runs]
     total = {k: sum(int(o.get(k, 0)) for o in outcomes) for k in ("requests", "answered", "failed")}
     statuses = {str(o.get("status", "ok")) for o in outcomes}
     status = "ok" if statuses == {"ok"} else ("failed" if statuses == {"failed"} else "partial")
@@ -208,7 +216,15 @@ def combined_outcome(runs: Sequence[RunResult]) -> dict[str, Any]:
     }
 
 
-def sensitivity_manifest(
+#: the keys of ``sensitivity.json`` in the order written (``partial`` only for --limit runs)
+SENSITIVITY_KEYS = (
+    *("schema_version", "winoscope_version", "kind", "created", "duration_s", "task"),
+    *("protocol", "dataset", "model", "prompt_templates", "seed", "bootstrap", "spread", "runs"),
+    *("validation", "outcome", "responses"),
+)
+
+
+def sensitivity_record(
     t: Task,
     backend: Backend,
     templates: Sequence[Template],
@@ -218,39 +234,47 @@ def sensitivity_manifest(
     n_boot: int,
     joint: bool,
     started: float,
-) -> dict[str, Any]:
-    first = runs[0].manifest
-    return {
-        "winoscope_version": __version__,
-        "kind": "prompt-sensitivity",
-        "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "duration_s": round(time.time() - started, 3),
-        "task": t.name,
-        "protocol": first.get("protocol", t.protocol),
-        "dataset": first.get("dataset"),
-        "model": first.get("model", {"spec": model_label(backend)}),
-        "prompt_templates": [
+    store: str | None,
+) -> RunRecord:
+    """The prompt-sensitivity run's record (``sensitivity.json``): the first template's run's
+    data, model and validation, the two-level bootstrap, each template's run and outcome, the
+    outcomes combined and the response store's file name."""
+    first = runs[0].record
+    return RunRecord(
+        schema_version=SCHEMA_VERSION,
+        winoscope_version=__version__,
+        kind="prompt-sensitivity",
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        duration_s=round(time.time() - started, 3),
+        task=t.name,
+        protocol=first.protocol if "protocol" in first.keys else t.protocol,
+        dataset=first.dataset,
+        model=first.model if "model" in first.keys else ModelInfo(spec=model_label(backend)),
+        prompt_templates=[
             {**d, "dir": run_dir_name(d["name"])} for d in registry.describe(templates)
         ],
-        "seed": seed,
-        "bootstrap": {
+        seed=seed,
+        bootstrap={
             "method": "two-level: templates with replacement, then the task's own units",
             "replicates": n_boot,
             "level": 0.95,
-            "resampling_unit": first.get("bootstrap", {}).get("resampling_unit"),
+            "resampling_unit": (first.bootstrap or {}).get("resampling_unit"),
             "template_seed": [seed, TEMPLATE_STREAM],
             "items_resampled_jointly": joint,
         },
-        "spread": {"sd": "sample standard deviation across templates (ddof=1)"},
-        "runs": [
+        spread={"sd": "sample standard deviation across templates (ddof=1)"},
+        runs=[
             {
                 "template": tm.name,
                 "dir": run_dir_name(tm.name),
-                "outcome": r.manifest.get("outcome"),
-                "responses": r.manifest.get("responses"),
+                "outcome": r.record.outcome.to_json() or None,
+                "responses": r.record.responses,
             }
             for tm, r in zip(templates, runs, strict=True)
         ],
-        "validation": first.get("validation"),
-        "outcome": combined_outcome(runs),
-    }
+        validation=first.validation,
+        outcome=Outcome.from_json(combined_outcome(runs)),
+        responses={"store": store},
+        partial=first.partial or None,
+        keys=SENSITIVITY_KEYS,
+    )

@@ -41,6 +41,7 @@ from ..runs.config import RUN_DEFAULTS, RunConfig
 from ..tags import format_tags, normalize_tags, tag_sort_key, tag_value
 from .points import point_backend
 from .sweep_tables import (
+    AnyRun,
     degenerate_points,
     point_table,
     sample_banner,
@@ -131,10 +132,10 @@ def _utility_numbers(
     return out, source
 
 
-def _answered(rr: Any) -> bool:
+def _answered(rr: AnyRun) -> bool:
     """Whether any request of the run was answered (a run with none has no metrics)."""
-    outcome = rr.manifest.get("outcome") or {}
-    return bool(outcome.get("answered", 1)) or not outcome.get("requests")
+    outcome = rr.record.outcome
+    return bool(1 if outcome.answered is None else outcome.answered) or not outcome.requests
 
 
 def sweep(

@@ -4,13 +4,19 @@ with Holm's adjustment across the compared points, and the utility beside them."
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from ..results.run import RunResult
+from ..results.rundir import RunDir
 from ..tags import tag_sort_key
+
+#: a run as a sweep reads it: the result just made, or a run directory read back (both have
+#: ``record``, ``metrics`` and ``counts``)
+AnyRun = RunResult | RunDir
 
 SWEEP_COLUMNS = [
     "task",
@@ -39,14 +45,13 @@ UTILITY_COLUMNS = ["task", "point", "utility", "ci_low", "ci_high", "source"]
 
 
 def metric_rows(
-    task: str, value: Any, point: Any, is_ref: bool, rr: Any, where: Path
+    task: str, value: Any, point: Any, is_ref: bool, rr: AnyRun, where: Path
 ) -> list[dict[str, Any]]:
     """The headline and overall metrics of one run's summary stratum."""
     from ..results.diff import summary_rows
-    from ..scoring.answer_quality import quality_of
     from ..scoring.metric import get_metric, headline_metrics
 
-    q = quality_of(rr.manifest, rr.counts)  # a RunResult or a RunDir read back
+    q = rr.record.quality(rr.counts)
     m = rr.metrics
     summary = m[summary_rows(m)]
     from ..scoring.decision import absolute_twin
@@ -91,7 +96,7 @@ def point_table(
     values: Sequence[Any],
     point_of: Mapping[Any, Any],
     reference: Any,
-    runs: Mapping[tuple[str, Any], Any],
+    runs: Mapping[tuple[str, Any], AnyRun],
     dirs: Mapping[tuple[str, Any], Path],
     *,
     n_boot: int,
@@ -116,15 +121,11 @@ def point_table(
     return holm_across_points(pd.DataFrame.from_records(rows, columns=SWEEP_COLUMNS))
 
 
-def sample_banner(runs: Any) -> str | None:
+def sample_banner(runs: Iterable[AnyRun]) -> str | None:
     """The bundled-sample banner when any run was scored on a bundled sample."""
-    from ..report.rundir import SAMPLE_BANNER
+    from ..results.rundir import SAMPLE_BANNER
 
-    def sample(rr: Any) -> bool:
-        ds = rr.manifest.get("dataset") or {}
-        return bool(ds.get("is_sample")) or (ds.get("source") or {}).get("kind") == "sample"
-
-    return SAMPLE_BANNER if any(sample(rr) for rr in runs) else None
+    return SAMPLE_BANNER if any(rr.record.is_sample for rr in runs) else None
 
 
 def degenerate_points(table: pd.DataFrame, reference: Any) -> dict[str, list[Any]]:

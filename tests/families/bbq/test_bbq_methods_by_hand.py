@@ -104,7 +104,7 @@ def test_every_answer_score_and_prediction_match_the_definition(
 
 def _board_entry(run: Path, pred: pd.DataFrame) -> None:
     from winoscope.report.fairness_board import board_file, check_run, details
-    from winoscope.report.rundir import load_run_dir
+    from winoscope.results.rundir import load_run_dir
 
     checked = check_run(load_run_dir(run), allow_partial=True)
     entry = board_file([checked], revision="r")["benchmarks"][0]

@@ -1,4 +1,4 @@
-"""Reading a written run directory back (for ``compare`` and ``show``).
+"""Reading a written run directory back (for ``compare``, ``show`` and every page on runs).
 
 Only ``manifest.json`` and ``metrics.csv`` are needed; ``metrics.json`` adds the per-stratum
 counts when present. A broken file raises one :class:`DatasetError` naming file, row and field.
@@ -6,9 +6,9 @@ counts when present. A broken file raises one :class:`DatasetError` naming file,
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ import pandas as pd
 from ..datasets.schema import Field, Schema, coerce
 from ..errors import DatasetError, RequestsFailed, not_utf8
 from ..scoring.base import METRIC_COLUMNS
+from .record import RunRecord
 
 METRICS_SCHEMA = Schema(
     "run-metrics",
@@ -41,6 +42,9 @@ SAMPLE_BANNER = (
 
 @dataclass(frozen=True)
 class RunDir:
+    """A run directory read back: its record (``record``, typed; ``manifest``, the JSON object
+    as read), metrics and the scorer's counts and notes."""
+
     path: Path
     manifest: dict[str, Any]
     metrics: pd.DataFrame
@@ -48,22 +52,25 @@ class RunDir:
     # what the scorer told the reader (ScoreResult.notes, kept in metrics.json)
     notes: list[str] = field(default_factory=list)
 
+    @cached_property
+    def record(self) -> RunRecord:
+        """The manifest as a typed record (read once)."""
+        return RunRecord.from_json(self.manifest)
+
     @property
     def task(self) -> str:
-        return str(self.manifest.get("task", "?"))
+        task = self.record.task
+        return "?" if task is None else str(task)
 
     @property
     def model(self) -> str:
         """The model spec, with the PEFT adapter put on it (``hf:base + peft:out/lora``)."""
-        from ..backends.base import model_display
-
-        return model_display(self.manifest.get("model") or {})
+        return self.record.model.display
 
     @property
     def tags(self) -> dict[str, Any]:
         """What the run was tagged with (``--tag``, ``tags=``); empty for untagged runs."""
-        tags = self.manifest.get("tags")
-        return dict(tags) if isinstance(tags, dict) else {}
+        return self.record.tag_map
 
     @property
     def label(self) -> str:
@@ -75,41 +82,28 @@ class RunDir:
     @property
     def is_sample(self) -> bool:
         """Whether the run is on a bundled sample (not the dataset)."""
-        ds = self.manifest.get("dataset") or {}
-        return bool(ds.get("is_sample")) or (ds.get("source") or {}).get("kind") == "sample"
+        return self.record.is_sample
 
     @property
     def quality(self) -> dict[str, Any]:
         """Invalid and failed rates, and whether the run is degenerate
         (:mod:`winoscope.scoring.answer_quality`)."""
-        from ..scoring.answer_quality import quality_of
-
-        return quality_of(self.manifest, self.counts)
+        return self.record.quality(self.counts)
 
     @property
     def dataset_key(self) -> str:
         """What identifies the data: hub revision, else file sha256, else location."""
-        src = self.manifest.get("dataset", {}).get("source", {}) or {}
-        for key in ("revision", "commit", "sha256"):
-            if src.get(key):
-                return f"{key}:{src[key]}"
-        version = self.manifest.get("dataset", {}).get("version")
-        return f"version:{version}" if version else f"location:{src.get('location', '?')}"
+        return self.record.dataset_key
 
     @property
     def table_key(self) -> str:
         """The sha256 of the loaded canonical table (``unrecorded`` for older runs)."""
-        digest = self.manifest.get("dataset", {}).get("table_sha256")
-        return f"table:{digest}" if digest else "unrecorded"
+        return self.record.table_key
 
     @property
     def prompt_key(self) -> str:
         """The template's name and a short hash of its text (same name, edited text: differs)."""
-        tmpl = self.manifest.get("prompt_template")
-        if not tmpl:
-            return "none"
-        digest = hashlib.sha256(str(tmpl.get("text", "")).encode("utf-8")).hexdigest()[:10]
-        return f"{tmpl.get('name', '?')}@{digest}"
+        return self.record.prompt_key
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -207,10 +201,10 @@ def load_run_dir(path: str | Path) -> RunDir:
     for key in ("task", "model"):
         if key not in manifest:
             raise DatasetError("missing key", file=str(manifest_path), field=key)
-    outcome = manifest.get("outcome") or {}
-    if outcome.get("requests") and outcome.get("answered") == 0:
+    outcome = RunRecord.from_json(manifest).outcome
+    if outcome.requests and outcome.answered == 0:
         raise RequestsFailed(
-            f"{p}: no request of this run was answered ({outcome.get('failed')} failed, as its "
+            f"{p}: no request of this run was answered ({outcome.failed} failed, as its "
             "manifest.json says), so it has no metrics: rerun it when the model answers"
         )
     counts: list[dict[str, Any]] = []
@@ -234,7 +228,7 @@ def load_predictions(run: RunDir) -> pd.DataFrame:
         from ..datasets.sources import read_table
 
         table = read_table(csv)
-        rows = (run.manifest.get("dataset") or {}).get("rows")
+        rows = (run.record.dataset or {}).get("rows")
         if isinstance(rows, int) and len(table) != rows:  # a CSV cut short reads without error
             raise DatasetError(
                 f"{len(table)} rows, but the run wrote {rows} (its manifest.json): the file is "
