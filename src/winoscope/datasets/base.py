@@ -103,6 +103,15 @@ SOURCE_ROWS = "winoscope_source_rows"
 SOURCE_LINES = "winoscope_source_lines"
 
 
+class SharedRows(tuple):  # type: ignore[type-arg]
+    """A value for ``DataFrame.attrs`` that is never changed, so copies share it: pandas
+    deep-copies ``attrs`` into every frame an operation returns, and a list of one entry per
+    row made validating the English WinoBias release take 94 s instead of 2 s."""
+
+    def __deepcopy__(self, memo: dict[int, object]) -> SharedRows:
+        return self
+
+
 def source_row(table: pd.DataFrame, position: int) -> int:
     """The file's row number of the table's ``position``-th row (from 1): the same unless
     loading left rows out (:data:`SOURCE_ROWS`)."""

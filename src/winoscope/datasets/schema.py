@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DatasetError, quote
-from .base import SOURCE_ROWS, Issue
+from .base import SOURCE_ROWS, Issue, SharedRows
 
 
 @dataclass(frozen=True)
@@ -258,7 +258,7 @@ def coerce(
     if drop.any():
         out = out[~drop]
         # each kept row's number in the file: findings after this name the file's rows
-        out.attrs[SOURCE_ROWS] = [int(k) + 1 for k in np.flatnonzero(~drop)]
+        out.attrs[SOURCE_ROWS] = SharedRows(int(k) + 1 for k in np.flatnonzero(~drop))
     out = out.reset_index(drop=True)
     return out
 

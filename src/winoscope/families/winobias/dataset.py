@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...datasets.base import SOURCE_LINES, Dataset, Issue, duplicate_issues
+from ...datasets.base import SOURCE_LINES, Dataset, Issue, SharedRows, duplicate_issues
 from ...datasets.loading import TABLE, Adaptation, ColumnMap, load_tables, samples_folder
 from ...datasets.raw_files import RawFiles
 from ...datasets.schema import Field, Schema, coerce, family_schema
@@ -198,7 +198,9 @@ class WinoBias(Adaptation):
         records = read.records.rename(columns={f: self.col(f) for f in LOCALISED})
         if "source_line" in records.columns:  # findings name a bracket line, not a table row
             places = zip(records["source_file"], records.pop("source_line"), strict=True)
-            records.attrs[SOURCE_LINES] = [(files.location(str(f)), int(n)) for f, n in places]
+            records.attrs[SOURCE_LINES] = SharedRows(
+                (files.location(str(f)), int(n)) for f, n in places
+            )
         ds = self.from_frame(records, source=info, name=self.name, is_sample=sample)
         ds.findings[:0] = read.findings
         ds.metadata["stereotype_lists"] = read.stereotype_lists
