@@ -342,3 +342,24 @@ def test_a_cell_that_fails_is_reported_and_the_others_finish(
     assert "3 of 3 cells finished in 1 jobs (1 run now)" in got.output
     report = json.loads((tmp_path / "b-study" / "jobs" / "m.json").read_text())
     assert len(report["skipped"]) == 2 and len(report["done"]) == 1
+
+
+def test_a_studys_seed_reaches_the_backend_it_makes_as_runs_does(tmp_path: Path) -> None:
+    """A point given as a spec is made with the study's seed, as ``run`` makes it: a study's
+    seeded baseline answers as ``winoscope run --seed`` does (it used the backend's own seed 0)."""
+    import winoscope
+    from winoscope.studies.job import run_job
+
+    path = tmp_path / "s.toml"
+    path.write_text(
+        'name = "s"\ntasks = ["winobias-uk"]\nbootstrap = 50\nseed = 7\n'
+        '[[models]]\nname = "r"\nspec = "baseline:random"\n'
+    )
+    report = run_job(str(path), "r")
+    assert not report["failed"] and len(report["done"]) == 1
+    cell = Path(report["done"][0]["run_dir"])
+    alone = winoscope.run("winobias-uk", "baseline:random", seed=7, n_boot=50, out=tmp_path / "r")
+    study_predictions = pd.read_csv(cell / "predictions.csv")
+    run_predictions = pd.read_csv(tmp_path / "r" / "predictions.csv")
+    assert study_predictions["prediction_role"].tolist() == run_predictions["prediction_role"].tolist()
+    pd.testing.assert_frame_equal(pd.read_csv(cell / "metrics.csv"), alone.metrics)

@@ -22,25 +22,17 @@ def parse_point(item: str) -> tuple[str, str]:
     return value.strip(), spec.strip()
 
 
-def checkpoint_points(folder: Path) -> dict[str, str]:
-    """``checkpoint-N`` folders (as a trainer saves them) under ``folder``: N -> ``hf:PATH``."""
-    from ..studies.checkpoints import checkpoint_models
-
-    hint = "give the folder as --adapters DIR with --base KIND:NAME"
-    return {n: f"hf:{p}" for n, p in checkpoint_models(folder, "--checkpoints", hint).items()}
-
-
 def _adapter_points(
     adapters: Path | None, base: str | None, points: dict[str, str], model_arg: list[str] | None
 ) -> dict[str, Any]:
     from ..backends.options import parse_model_args
-    from .adapter_points import adapter_points
+    from ..studies.points import adapter_folder_points
 
     if adapters is None or base is None:
         raise TaskError("--adapters DIR and --base KIND:NAME go together")
     if points:
         raise TaskError("--adapters makes the points; leave out --point and --checkpoints")
-    return adapter_points(adapters, base, parse_model_args(model_arg))
+    return adapter_folder_points(adapters, base, parse_model_args(model_arg))
 
 
 def sweep(
@@ -133,8 +125,8 @@ def sweep(
     Exit status: 0 every run answered, 1 with --strict a point's run is degenerate, 2 a usage
     error, 3 requests failed at some point.
     """
-    from ..backends import close_backend
     from ..backends.options import parse_model_args
+    from ..studies.checkpoints import checkpoint_points
     from ..studies.sweep import sweep as sweep_api
     from ..tags import parse_tags
 
@@ -149,7 +141,8 @@ def sweep(
             points[value] = spec
             given.append(value)
         if checkpoints is not None:
-            for value, spec in checkpoint_points(checkpoints).items():
+            hint = "give the folder as --adapters DIR with --base KIND:NAME"
+            for value, spec in checkpoint_points(checkpoints, "--checkpoints", hint).items():
                 if value in points:
                     raise TaskError(
                         f"--point {value} and {checkpoints}/checkpoint-{value} share the value "
@@ -199,9 +192,6 @@ def sweep(
         )
     except WinoscopeError as exc:
         fail(exc)
-    finally:  # the adapter points share one engine: released once, after the last point
-        for b in backends.values():
-            close_backend(b)
     failed = [
         f"{task} {result.key}={value}"
         for (task, value), rr in result.runs.items()

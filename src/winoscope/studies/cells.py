@@ -1,50 +1,19 @@
-"""A study's plan: its cells (model x value x task x template), grouped into one job per model,
-each cell with its own run directory, and whether a cell is finished.
-
-A cell is finished when its run directory holds the marker the job writes after the run
-(:data:`MARKER`) and the marker describes the same cell (same model spec, data, settings):
-change a setting and the cell runs again, reusing the answers its store already holds.
+"""A study's plan: its cells (model x value x task x template, :class:`~.grid.Cell`), grouped
+into one job per model, each cell with its own run directory, and whether a cell is finished
+(its marker, :data:`~.grid.MARKER`, describes the same cell).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ..tags import tag_sort_key, tag_value
-from .checkpoints import checkpoint_models
+from .checkpoints import checkpoint_points
+from .grid import MARKER, Cell, cell_dir, template_dir
 from .spec import ModelSpec, Study
-from .sweep import point_dir_name
 
-MARKER = "study-cell.json"
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One run of a study."""
-
-    model: str
-    value: Any
-    task: str
-    template: str | None
-    run_dir: Path
-    identity: dict[str, Any]
-
-    @property
-    def label(self) -> str:
-        t = f" template={self.template}" if self.template else ""
-        return f"{self.model} {self.identity['key']}={self.value} {self.task}{t}"
-
-    def finished(self) -> bool:
-        marker = self.run_dir / MARKER
-        if not marker.is_file():
-            return False
-        try:
-            return bool(json.loads(marker.read_text(encoding="utf-8")) == self.identity)
-        except (OSError, ValueError):
-            return False
+__all__ = ["MARKER", "Cell", "Job", "cell_tags", "model_points", "plan_cells"]
 
 
 @dataclass(frozen=True)
@@ -66,27 +35,15 @@ def model_points(m: ModelSpec) -> dict[Any, str]:
     if m.points is not None:
         return dict(m.points)
     if m.checkpoints is not None:
-        return checkpoint_points(m.checkpoints)
+        hint = "list the adapters under the model's adapters, with its base"
+        found = checkpoint_points(m.checkpoints, "checkpoints", hint)
+        return {tag_value(n): spec for n, spec in found.items()}
     if m.adapters is not None:
         return {v: f"adapter:{p}" for v, p in m.adapters.items()}
     if m.factory is not None:
         return {v: f"factory:{m.factory}" for v in m.values or ()}
     assert m.spec is not None
     return {m.value: m.spec}
-
-
-def checkpoint_points(folder: Path) -> dict[Any, str]:
-    """``checkpoint-N`` folders with a ``config.json`` (as a trainer saves them): N -> hf:PATH."""
-    hint = "list the adapters under the model's adapters, with its base"
-    found = checkpoint_models(folder, "checkpoints", hint)
-    return {tag_value(n): f"hf:{p}" for n, p in found.items()}
-
-
-def template_dir(template: str | None) -> str:
-    if template is None:
-        return ""
-    name = Path(template).stem if ("/" in template or "." in template) else template
-    return f"template={name}"
 
 
 def plan_cells(study: Study) -> list[Job]:
@@ -107,10 +64,7 @@ def plan_cells(study: Study) -> list[Job]:
         for v in values:
             for template in study.templates:
                 for t in study.tasks:
-                    where = study.out / "runs" / m.name
-                    if template is not None:
-                        where = where / template_dir(template)
-                    where = where / t.name.replace("/", "_") / point_dir_name(study.key, v)
+                    where = cell_dir(study.out / "runs" / m.name, t.name, study.key, v, template)
                     identity = {
                         "model": m.name,
                         "key": study.key,
@@ -127,7 +81,7 @@ def plan_cells(study: Study) -> list[Job]:
                         "limit": study.limit,
                         "tags": study.tags,
                     }
-                    cells.append(Cell(m.name, v, t.name, template, where, identity))
+                    cells.append(Cell(m.name, v, t.name, template, where, study.key, identity))
         jobs.append(Job(m, points, reference, cells))
     return jobs
 

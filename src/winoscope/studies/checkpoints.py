@@ -34,6 +34,11 @@ def checkpoint_models(folder: Path, where: str, adapters_hint: str) -> dict[str,
     return found
 
 
+def checkpoint_points(folder: Path, where: str, adapters_hint: str) -> dict[str, str]:
+    """:func:`checkpoint_models` as points: N -> ``hf:PATH``."""
+    return {n: f"hf:{p}" for n, p in checkpoint_models(folder, where, adapters_hint).items()}
+
+
 def adapter_dirs(folder: Path, where: str = "--adapters") -> dict[str, Path]:
     """The adapter folders under ``folder``: their values (N of ``checkpoint-N``, else the
     folder's name) -> paths. The value 0 is the base model's."""

@@ -20,11 +20,11 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from ..backends import close_backend, create_backend
 from ..jsonio import write_atomic
 from .cells import MARKER, Cell, Job, cell_tags, plan_cells
+from .grid import run_cells
 from .load import load_study
-from .points import adapter_options, point_backend
+from .points import Point, adapter_points
 from .spec import Study
 
 SLURM_ENV = ("SLURM_JOB_ID", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURMD_NODENAME")
@@ -48,27 +48,25 @@ def load_factory(text: str, pythonpath: list[Path]) -> Any:
     return fn
 
 
-def _point_source(
-    study: Study, job: Job, value: Any, adapters: dict[Any, dict[str, Any]]
-) -> tuple[Any, dict[str, Any]]:
-    """What the point's backend is made from, and the options it is made with."""
-    source = job.points[value]
+def _point_of(study: Study, job: Job) -> Any:
+    """Value -> the point's :class:`~.points.Point`: a factory's backend for the value, an
+    adapter on the base (on ``vllm:`` all on one engine), or the spec with the model's
+    options."""
     m = job.model
-    if source.startswith("factory:"):
-        return load_factory(source.partition(":")[2], study.pythonpath)(value), {}
-    if source.startswith("adapter:"):
-        assert m.base is not None
-        return m.base, adapters[value]
-    return source, dict(m.model_args)
+    adapters = {}
+    if m.adapters is not None and m.base is not None:
+        dirs = {v: Path(p) for v, p in m.adapters.items()}
+        adapters = adapter_points(m.base, dirs, m.model_args, f"model {m.name}: adapters")
 
+    def point_of(value: Any) -> Point:
+        source = job.points[value]
+        if source.startswith("factory:"):
+            return Point(load_factory(source.partition(":")[2], study.pythonpath)(value))
+        if source.startswith("adapter:"):
+            return adapters[value]
+        return Point(source, dict(m.model_args))
 
-def _adapter_options(job: Job) -> dict[Any, dict[str, Any]]:
-    """Each adapter point's options (on ``vllm:`` sharing one engine's ``max_lora_rank``)."""
-    m = job.model
-    if m.adapters is None or m.base is None:
-        return {}
-    dirs = {v: Path(p) for v, p in m.adapters.items()}
-    return adapter_options(m.base, dirs, m.model_args, f"model {m.name}: adapters")[1]
+    return point_of
 
 
 def _run_cell(study: Study, cell: Cell, backend: Any) -> dict[str, Any]:
@@ -123,33 +121,22 @@ def run_job(study_file: str, model: str) -> dict[str, Any]:
 
     save()
     pending = job.pending()
-    # adapters on one vllm: base answer through one engine: their backends stay open from one
-    # point to the next and are closed together at the job's end
-    shared_engine = job.model.adapters is not None and str(job.model.base).startswith("vllm:")
-    kept: list[Any] = []
+
+    def run_cell(cell: Cell, backend: Any) -> None:
+        report["done"].append(_run_cell(study, cell, backend))
+        save()
+
+    def failed(cell: Cell, exc: BaseException) -> None:
+        report["failed"].append(_failure(cell, exc))
+        save()
+
     try:
-        adapters = _adapter_options(job) if pending else {}
-        for value in dict.fromkeys(c.value for c in pending):
-            cells = [c for c in pending if c.value == value]
-            try:
-                made, options = _point_source(study, job, value, adapters)
-                if shared_engine:
-                    kept.append(made := create_backend(made, **options))
-                with point_backend(made, **options) as backend:
-                    for cell in cells:
-                        try:
-                            report["done"].append(_run_cell(study, cell, backend))
-                        except Exception as exc:  # one cell's error does not stop the others
-                            report["failed"].append(_failure(cell, exc))
-                        save()
-            except Exception as exc:  # the point's backend could not be made
-                report["failed"] += [_failure(c, exc) for c in cells if not c.finished()]
-                save()
+        point_of = _point_of(study, job) if pending else None
     except Exception as exc:  # the adapters' options could not be read
-        report["failed"] += [_failure(c, exc) for c in pending if not c.finished()]
-    finally:
-        for backend in kept:
-            close_backend(backend)
+        report["failed"] += [_failure(c, exc) for c in pending]
+    else:
+        if point_of is not None:
+            run_cells(pending, point_of, run_cell, seed=study.seed, on_error=failed)
     report["finished"] = time.time()
     save()
     return report

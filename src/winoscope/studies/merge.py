@@ -1,21 +1,45 @@
-"""The study directory's merged pages, read from the run directories whichever node wrote them:
-for every model (and template) a sweep page over its values against its reference
-(:mod:`winoscope.report.sweep_page`, the tables of :mod:`winoscope.studies.sweep_tables`), one
-leaderboard and one comparison across every finished cell."""
+"""Sweep pages merged from run directories, whichever process or node wrote them: one function
+(:func:`merge_sweep`) for a sweep run here and for every model (and template) of a study, and a
+study's leaderboard and comparison across every finished cell (:func:`merge_study`)."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..results.run import SweepResult
-from .cells import Cell, Job, template_dir
+from .cells import Job
+from .grid import template_dir
 from .spec import Study
 
+HOLM = "across the sweep's points, per task, metric and measure"
 
-def sweep_from_runs(study: Study, job: Job, template: str | None, out: Path) -> SweepResult | None:
-    """One model's sweep from its finished cells (None when its reference is unfinished)."""
+
+def merge_sweep(
+    dirs: Mapping[tuple[str, Any], Path],
+    *,
+    key: str,
+    values: Sequence[Any],
+    reference: Any,
+    tasks: Sequence[str],
+    out: Path,
+    n_boot: int,
+    seed: int,
+    settings: Mapping[str, Any],
+    runs: Mapping[tuple[str, Any], Any] | None = None,
+    utility_task: str | None = None,
+    supplied: tuple[dict[Any, tuple[float, float, float]], str] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> SweepResult:
+    """The sweep over ``values`` (in order) of the runs in ``dirs`` ((task, value) -> run
+    directory; ``runs`` the same runs already in memory, else read from ``dirs``), each point
+    against ``reference``; written to ``out`` (:mod:`winoscope.report.sweep_page`).
+
+    ``settings`` (tags and why the reference is the reference) and ``extra`` go into the
+    result's settings around the numbers' own; ``utility_task`` is a task run at every point for
+    its utility only; ``supplied`` the utility numbers the user measured elsewhere."""
     from ..report.sweep_page import write_sweep
     from ..results.rundir import load_run_dir
     from .sweep_tables import (
@@ -26,48 +50,66 @@ def sweep_from_runs(study: Study, job: Job, template: str | None, out: Path) -> 
         utility_table,
     )
 
-    cells = [c for c in job.cells if c.template == template and c.finished()]
-    by: dict[tuple[str, Any], Cell] = {(c.task, c.value): c for c in cells}
-    tasks = [t.name for t in study.tasks if (t.name, job.reference) in by]
-    if not tasks:
-        return None
-    runs = {k: load_run_dir(c.run_dir) for k, c in by.items() if k[0] in tasks}
-    dirs = {k: c.run_dir for k, c in by.items() if k[0] in tasks}
-    values = list(dict.fromkeys(c.value for c in job.cells))
+    loaded = dict(runs) if runs is not None else {k: load_run_dir(p) for k, p in dirs.items()}
     same = {v: v for v in values}
-    table = point_table(
-        tasks, values, same, job.reference, runs, dirs, n_boot=study.n_boot, seed=study.seed
+    table = point_table(tasks, values, same, reference, loaded, dirs, n_boot=n_boot, seed=seed)
+    present = [v for v in values if all((t, v) in loaded for t in tasks)]
+    util, source = utility_table(
+        tasks if utility_task is None else [utility_task], present, same, loaded, supplied
     )
-    present = [v for v in values if all((t, v) in runs for t in tasks)]
-    util, source = utility_table(tasks, present, same, runs, None)
     result = SweepResult(
-        key=study.key,
+        key=key,
         points=present,
-        reference=job.reference,
-        tasks=tasks,
+        reference=reference,
+        tasks=[t for t in tasks if t != utility_task] or list(tasks),
         table=sorted_table(table),
         utility=util,
-        runs=runs,
-        run_dirs=dirs,
+        runs=loaded,
+        run_dirs=dict(dirs),
         utility_source=source,
         settings={
-            "n_boot": study.n_boot,
-            "seed": study.seed,
-            "tags": {"model": job.model.name, **study.tags},
-            "holm": "across the sweep's points, per task, metric and measure",
-            "reference_reason": "the model's reference in the study file"
-            if job.model.reference is not None
-            else "the model's first value (the study file names no reference)",
-            "degenerate": degenerate_points(table, job.reference),
-            "sample_banner": sample_banner(runs.values()),
-            "missing": sorted(
-                f"{t} {study.key}={v}" for t in tasks for v in values if (t, v) not in runs
-            ),
+            "n_boot": n_boot,
+            "seed": seed,
+            "tags": settings["tags"],
+            "holm": HOLM,
+            "reference_reason": settings["reference_reason"],
+            "degenerate": degenerate_points(table, reference),
+            "sample_banner": sample_banner(loaded.values()),
+            **(extra or {}),
         },
         out=out,
     )
     write_sweep(result, out)
     return result
+
+
+def study_sweep(study: Study, job: Job, template: str | None, out: Path) -> SweepResult | None:
+    """One model's sweep from its finished cells (None when its reference is unfinished)."""
+    cells = [c for c in job.cells if c.template == template and c.finished()]
+    done = {(c.task, c.value): c.run_dir for c in cells}
+    tasks = [t.name for t in study.tasks if (t.name, job.reference) in done]
+    if not tasks:
+        return None
+    values = list(dict.fromkeys(c.value for c in job.cells))
+    why = "the model's reference in the study file"
+    if job.model.reference is None:
+        why = "the model's first value (the study file names no reference)"
+    return merge_sweep(
+        {k: p for k, p in done.items() if k[0] in tasks},
+        key=study.key,
+        values=values,
+        reference=job.reference,
+        tasks=tasks,
+        out=out,
+        n_boot=study.n_boot,
+        seed=study.seed,
+        settings={"tags": {"model": job.model.name, **study.tags}, "reference_reason": why},
+        extra={
+            "missing": sorted(
+                f"{t} {study.key}={v}" for t in tasks for v in values if (t, v) not in done
+            )
+        },
+    )
 
 
 def merge_study(study: Study, jobs: list[Job]) -> dict[str, Any]:
@@ -85,7 +127,7 @@ def merge_study(study: Study, jobs: list[Job]) -> dict[str, Any]:
             out = study.out / "sweeps" / job.model.name
             if template is not None:
                 out = out / template_dir(template)
-            if sweep_from_runs(study, job, template, out) is not None:
+            if study_sweep(study, job, template, out) is not None:
                 written["sweeps"].append(str(out))
     finished = [c.run_dir for j in jobs for c in j.cells if c.finished()]
     if finished:

@@ -33,7 +33,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from .. import prompt_templates as registry
@@ -50,6 +49,8 @@ from ..runs.plan import choose_protocol, load_data, make_backend, response_store
 from ..runs.runner import run as run_one
 from ..scoring.across_prompts import TEMPLATE_STREAM, summarise
 from ..tasks import Task, get_task
+from .grid import Cell, run_cells
+from .points import Point
 
 BUILTIN = "builtin"  # a templates entry that stands for the task's built-in set
 
@@ -135,25 +136,28 @@ def run_templates(
     out_dir = None if base.out is None else Path(base.out)
     store_path = response_store_path(base.store, out_dir) if backend.cacheable else None
     runs: list[RunResult] = []
-    captured: list[tuple[str, pd.DataFrame, dict[tuple[str, str, str], np.ndarray]]] = []
-    try:
-        for tmpl in chosen:
-            rr = run_one(
+
+    def run_cell(cell: Cell, made: Backend) -> None:
+        runs.append(
+            run_one(
                 base.but(
-                    task=t,
-                    model=backend,
-                    data=ds,
-                    out=None if out_dir is None else out_dir / run_dir_name(tmpl.name),
-                    template=tmpl,
-                    protocol=protocol,
-                    store=store_path if store_path is not None else False,
+                    task=t, model=made, data=ds, template=cell.template,
+                    out=None if out_dir is None else out_dir / cell.run_dir,
+                    protocol=protocol, store=store_path if store_path is not None else False,
                 )
             )
-            runs.append(rr)
-            captured.append((tmpl.name, rr.metrics, dict(rr.result.replicates.rows)))
+        )  # fmt: skip
+
+    cells = [Cell("", 0, t, tmpl, Path(run_dir_name(tmpl.name))) for tmpl in chosen]
+    try:  # one point: the backend made here, for every template's run
+        run_cells(cells, lambda _: Point(backend), run_cell)
     finally:  # made here from a spec: released after the last template, however it ends
         if isinstance(base.model, str):
             close_backend(backend)
+    captured = [
+        (c.template.name, rr.metrics, dict(rr.result.replicates.rows))
+        for c, rr in zip(cells, runs, strict=True)
+    ]
     seed, n_boot = base.seed, base.n_boot
     summary = summarise(captured, n_boot=n_boot, seed=seed)
     per_template = pd.concat(

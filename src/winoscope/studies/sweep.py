@@ -27,7 +27,6 @@ The sweep page is :mod:`winoscope.report.sweep_page`.
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -38,24 +37,12 @@ import pandas as pd
 from ..errors import RequestsFailed, TaskError
 from ..results.run import SweepResult
 from ..runs.config import RUN_DEFAULTS, RunConfig
-from ..tags import format_tags, normalize_tags, tag_sort_key, tag_value
-from .points import point_backend
-from .sweep_tables import (
-    AnyRun,
-    degenerate_points,
-    point_table,
-    sample_banner,
-    sorted_table,
-    utility_table,
-)
+from ..tags import normalize_tags, tag_sort_key, tag_value
+from .grid import Cell, cell_dir, point_dir_name, run_cells
+from .points import Point
+from .sweep_tables import AnyRun
 
 PointSource = Mapping[Any, Any] | Callable[[Any], Any]
-
-
-def point_dir_name(key: str, value: Any) -> str:
-    """``alpha=4``; characters a folder name should not hold become ``_``."""
-    text = format_tags({key: value})
-    return re.sub(r"[^A-Za-z0-9_.=+\-]", "_", text)
 
 
 def _task_name(t: Any) -> str:
@@ -243,75 +230,60 @@ def sweep(
         if _task_name(utility) not in [_task_name(t) for t in task_list]:
             task_list.append(utility)
     out_dir = Path(out)
+    options = config.backend_options if config else run_options.get("backend_options", {})
     runs: dict[tuple[str, Any], Any] = {}
-    dirs: dict[tuple[str, Any], Path] = {}
-    for v in found:  # one point at a time: its backend serves every task
-        options = config.backend_options if config else run_options.get("backend_options", {})
+
+    def point_of(v: Any) -> Point:  # one point at a time: its backend serves every task
         made = points[v] if isinstance(points, Mapping) else points(v)
-        with point_backend(made, seed=seed, **dict(options or {})) as backend:
-            for t in task_list:
-                name = _task_name(t)
-                where = out_dir / name.replace("/", "_") / point_dir_name(key, typed[v])
-                point_tags = {key: typed[v], **extra}
-                if config is None:
-                    cfg = RunConfig(
-                        t,
-                        backend,
-                        out=where,
-                        n_boot=n_boot,
-                        seed=seed,
-                        quiet=quiet,
-                        tags=point_tags,
-                        **run_options,
-                    )
-                else:
-                    cfg = config.but(task=t, model=backend, out=where, tags=point_tags)
-                rr = run(cfg)
-                runs[(name, v)] = rr
-                dirs[(name, v)] = where
+        return made if isinstance(made, Point) else Point(made, dict(options or {}))
+
+    def run_cell(cell: Cell, backend: Any) -> None:
+        point_tags = {key: typed[cell.value], **extra}
+        if config is None:
+            cfg = RunConfig(
+                cell.task, backend, out=cell.run_dir, n_boot=n_boot, seed=seed, quiet=quiet,
+                tags=point_tags, **run_options,
+            )  # fmt: skip
+        else:
+            cfg = config.but(task=cell.task, model=backend, out=cell.run_dir, tags=point_tags)
+        runs[(cell.task_name, cell.value)] = run(cfg)
+
+    cells = [
+        Cell("", v, t, None, cell_dir(out_dir, _task_name(t), key, typed[v]), key)
+        for v in found
+        for t in task_list
+    ]
+    run_cells(cells, point_of, run_cell, seed=seed)
     silent = [f"{n} {key}={typed[v]}" for (n, v), rr in runs.items() if not _answered(rr)]
     if silent:
         raise RequestsFailed(
             f"sweep: no request was answered at {', '.join(silent)} (their run directories "
             f"under {out_dir} say why); rerun the same command to ask again"
         )
-    names = [_task_name(t) for t in task_list]
-    table = point_table(names, found, typed, ref, runs, dirs, n_boot=n_boot, seed=seed)
+    from .merge import merge_sweep
+
     order = sorted(found, key=lambda v: tag_sort_key(typed[v]))
-    util, util_source = utility_table(
-        names if utility_task is None else [_task_name(utility_task)],
-        order,
-        typed,
-        runs,
-        supplied,
-    )
-    result = SweepResult(
+    if supplied is not None:
+        supplied = ({typed[v]: n for v, n in supplied[0].items()}, supplied[1])
+    return merge_sweep(
+        {(c.task_name, typed[c.value]): c.run_dir for c in cells},
         key=key,
-        points=[typed[v] for v in order],
+        values=[typed[v] for v in order],
         reference=typed[ref],
-        tasks=[n for n in names if utility_task is None or n != _task_name(utility_task)] or names,
-        table=sorted_table(table),
-        utility=util,
-        runs={(n, typed[v]): rr for (n, v), rr in runs.items()},
-        run_dirs={(n, typed[v]): p for (n, v), p in dirs.items()},
-        utility_source=util_source,
+        tasks=[_task_name(t) for t in task_list],
+        out=out_dir,
+        n_boot=n_boot,
+        seed=seed,
         settings={
-            "n_boot": n_boot,
-            "seed": seed,
             "tags": extra,
-            "holm": "across the sweep's points, per task, metric and measure",
             "reference_reason": reference_reason
             or ("given as reference" if reference is not None else "the first point given"),
-            "degenerate": degenerate_points(table, typed[ref]),
-            "sample_banner": sample_banner(runs.values()),
-            "duration_s": round(time.time() - started, 3),
         },
-        out=out_dir,
+        runs={(n, typed[v]): rr for (n, v), rr in runs.items()},
+        utility_task=None if utility_task is None else _task_name(utility_task),
+        supplied=supplied,
+        extra={"duration_s": round(time.time() - started, 3)},
     )
-    from ..report.sweep_page import write_sweep
-
-    write_sweep(result, out_dir)
-    return result
 
 
 __all__ = ["SweepResult", "point_dir_name", "sweep"]
