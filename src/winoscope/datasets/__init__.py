@@ -4,10 +4,10 @@ The families' own loaders live in their folders (``winoscope.families.winobias.d
 the others); this package holds what they share: :mod:`.loading` (:class:`~.loading.ColumnMap`,
 an adaptation's name, language, card column names, sample and hub id, and
 :func:`~.loading.load_tables`, the one source dispatch: sample, URL, file, folder, hub),
-:mod:`.sources` (reading tables), :mod:`.schema` (typing them), :mod:`.provenance` (hashing
-them), :mod:`.annotation` (square-bracket coreference annotation), :mod:`.conll` and
-:mod:`.raw_files` (raw formats), :mod:`.base` and :mod:`.validation` (the loaded dataset and its
-findings).
+:mod:`.adaptation` (the base of a family read as one table), :mod:`.sources` (reading
+tables), :mod:`.schema` (typing them), :mod:`.provenance` (hashing them), :mod:`.annotation`
+(square-bracket coreference annotation), :mod:`.conll` and :mod:`.raw_files` (raw formats),
+:mod:`.base` and :mod:`.validation` (the loaded dataset and its findings).
 
 A new adaptation in a family's table layout is one declaration::
 

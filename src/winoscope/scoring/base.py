@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -197,6 +197,38 @@ class Stratum:
     replicates: dict[str, Any]
     n: dict[str, int]
     draw: Draw | None = None
+
+
+def split_type_strata(
+    rows: pd.DataFrame, scored: pd.DataFrame, *, tie_count: str
+) -> Iterator[tuple[str, str, pd.DataFrame, dict[str, Any]]]:
+    """Each (split, type) stratum of ``rows``, sorted: its split, its type, its rows of
+    ``scored`` and a record of its counts.
+
+    ``scored`` is ``rows`` without the rows lacking a ``prediction_role``, in the same order
+    (it may have columns added). The record counts the stratum's rows, the scored ones, the
+    missing ones (no prediction), the ``invalid`` predictions and the ``tie`` ones (under the
+    key ``tie_count``, as the family's counts table names them).
+    """
+    missing = rows["prediction_role"].isna().to_numpy(bool)
+    keys = rows[["split", "type"]].astype(str).drop_duplicates().sort_values(["split", "type"])
+    for split, typ in keys.itertuples(index=False):
+        here = ((rows["split"].astype(str) == split) & (rows["type"].astype(str) == typ)).to_numpy()
+        sub = scored[here[~missing]]
+        yield (
+            split,
+            typ,
+            sub,
+            {
+                "split": split,
+                "type": typ,
+                "rows": int(here.sum()),
+                "scored": len(sub),
+                "missing": int((here & missing).sum()),
+                "invalid": int((sub["prediction_role"] == "invalid").sum()),
+                tie_count: int((sub["prediction_role"] == "tie").sum()),
+            },
+        )
 
 
 def stratified_rows(

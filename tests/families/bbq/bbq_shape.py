@@ -22,21 +22,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from winoscope.backends.base import Description
+from winoscope.families.bbq.english import BBQ_COMMIT, CATEGORIES
 from winoscope.records import NO_MODES, SEQUENCE_PROTOCOL, Request, Response
 
-CATEGORIES = (
-    "Age",
-    "Disability_status",
-    "Gender_identity",
-    "Nationality",
-    "Physical_appearance",
-    "Race_ethnicity",
-    "Race_x_SES",
-    "Race_x_gender",
-    "Religion",
-    "SES",
-    "Sexual_orientation",
-)
 COLUMNS = [
     "item_id",
     "pair_id",
@@ -57,7 +45,7 @@ COLUMNS = [
     "ans1_uk",
     "ans2_uk",
 ]
-REVISION = "bea11bd97d79217245b5871acd247b9d6eb24598"
+REVISION = BBQ_COMMIT  # the BBQ commit BBQ-UK was translated from
 WORDS = [
     "учора",
     "біля",

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from ...datasets.adaptation import TableAdaptation
 from ...datasets.base import Dataset, Issue, duplicate_issues
-from ...datasets.loading import TABLE, Adaptation, ColumnMap, load_tables, samples_folder
+from ...datasets.loading import ColumnMap, samples_folder
 from ...datasets.releases import Release, ReleaseFile
-from ...datasets.schema import Field, Schema, coerce, family_schema
-from ...datasets.sources import SourceInfo
+from ...datasets.schema import Field, Schema
 from .checks import sentence_checks
 
 __all__ = ["FIELDS", "LABELS", "RELEASE", "UK", "StereoSet"]
@@ -40,7 +40,6 @@ FIELDS = (
     Field("target", localised=True, doc="the target group; the unit StereoSet averages over"),
     Field("bias_type", localised=True),
 )
-LOCALISED = frozenset(f.name for f in FIELDS if f.localised)
 
 #: the release the leaderboard's evaluator pins (revision, file, SHA-256 and items)
 RELEASE = Release(
@@ -60,69 +59,16 @@ RELEASE = Release(
 
 
 @dataclass(frozen=True)
-class StereoSet(Adaptation):
+class StereoSet(TableAdaptation, fields=FIELDS):
     """One StereoSet adaptation: its column map (and the release its hub id pins)."""
 
-    columns: ColumnMap
-    default_source: str | None = None
-    release: Release | None = None
-
-    def col(self, family_field: str) -> str:
-        """The table column of a family field: ``col("template")`` -> ``template_uk``."""
-        return self.columns.column(family_field, LOCALISED)
-
-    def schema(self) -> Schema:
-        return family_schema(self.name, FIELDS, self.language, enums=self.columns.enums)
-
-    def from_frame(
-        self,
-        raw: pd.DataFrame,
-        *,
-        source: SourceInfo,
-        is_sample: bool = False,
-        name: str | None = None,
-    ) -> Dataset:
-        """Type a raw table (card column names mapped by the column map) into the family."""
-        schema = self.schema()
-        raw = self.columns.rename(raw, LOCALISED, where=source.location)
-        findings: list[Issue] = []
-        table = coerce(raw, schema, source=source.location, findings=findings)
-        for column in schema.names:  # the evaluator strips every cell it reads
+    def derive(self, table: pd.DataFrame, schema: Schema) -> pd.DataFrame:
+        """Every cell stripped, as the evaluator strips what it reads; the item id is the row
+        id."""
+        for column in schema.names:
             table[column] = table[column].astype(str).str.strip().astype(object)
         table["row_id"] = table["item_id"]
-        return Dataset(
-            family=self.name,
-            name=name or self.hub_id or self.name,
-            table=table,
-            source=source,
-            review_status=self.review_status,
-            is_sample=is_sample,
-            findings=findings,
-        )
-
-    def load(
-        self,
-        source: str | Path | None = None,
-        *,
-        revision: str | None = None,
-        split: str | None = None,
-        cache_dir: str | None = None,
-    ) -> Dataset:
-        """Load the adaptation (see :func:`~winoscope.datasets.loading.load_tables`); the hub
-        id without a ``revision`` loads the pinned release."""
-        loaded = load_tables(
-            source,
-            self.columns,
-            revision=self.revision_for(source, revision),
-            split=split,
-            cache_dir=cache_dir,
-        )
-        raw, _ = loaded.tables[TABLE]
-        ds = self.from_frame(
-            raw, source=loaded.source, is_sample=loaded.is_sample, name=loaded.name
-        )
-        ds.metadata.update(loaded.metadata)
-        return ds
+        return table
 
     def revision_for(self, source: str | Path | None, revision: str | None) -> str | None:
         """The revision a load reads: the one given, else the pinned release's for its hub id.
@@ -130,9 +76,7 @@ class StereoSet(Adaptation):
         >>> UK.revision_for("FairForget/StereoSet-UK-Eval", None)[:8], UK.revision_for("x", None)
         ('b408fe02', None)
         """
-        if revision is None and self.release is not None and source == self.release.hub_id:
-            return self.release.revision
-        return revision
+        return self.hub_pins(source, revision, None)[0]
 
     def validate(self, ds: Dataset) -> list[Issue]:
         """What loading left out, then repeated item ids (blocking), then the evaluator's

@@ -25,16 +25,16 @@ A new adaptation in the card's table layout needs only a ``ColumnMap``::
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
+from ...datasets.adaptation import TableAdaptation
 from ...datasets.base import SOURCE_LINES, Dataset, Issue, SharedRows, duplicate_issues
-from ...datasets.loading import TABLE, Adaptation, ColumnMap, load_tables, samples_folder
+from ...datasets.loading import ColumnMap, samples_folder
 from ...datasets.raw_files import RawFiles
-from ...datasets.schema import Field, Schema, coerce, family_schema
-from ...datasets.sources import SourceInfo
+from ...datasets.schema import Field, Schema, family_schema
 from ...datasets.validation import ValidationFailed
 from ...errors import DatasetError
 from .bracket_format import BracketFormat
@@ -80,7 +80,6 @@ FIELDS = (
     Field("pronoun_span", localised=True),
     Field("source_file", doc="the bracket file a line came from"),
 )
-LOCALISED = frozenset(f.name for f in FIELDS if f.localised)
 # the card's table carries the nouns' grammatical genders; bracket files the stereotypes
 CARD_FIELDS = tuple(
     f.name for f in FIELDS if f.name not in {"target_stereotype", "other_stereotype", "source_file"}
@@ -93,43 +92,27 @@ def item_id(row: pd.Series | dict) -> str:  # type: ignore[type-arg]
 
 
 @dataclass(frozen=True)
-class WinoBias(Adaptation):
+class WinoBias(TableAdaptation, fields=FIELDS):
     """One WinoBias adaptation: its column map, the fields it carries and its checks.
 
-    ``row_key`` names the column that tells an item's rows apart in ``row_id`` (``variant``
-    for the card's table, ``condition`` for bracket files); ``bracket`` is set for adaptations
-    read from bracket files (``load`` then takes a folder, URL prefix or zip of them).
+    ``fields`` names the family fields the adaptation's tables carry; ``row_key`` names the
+    column that tells an item's rows apart in ``row_id`` (``variant`` for the card's table,
+    ``condition`` for bracket files); ``bracket`` is set for adaptations read from bracket
+    files (``load`` then takes a folder, URL prefix or zip of them).
     """
 
-    columns: ColumnMap
     fields: tuple[str, ...] = CARD_FIELDS
     row_key: str = "variant"
     bracket: BracketFormat | None = None
-    default_source: str | None = None
     checks: tuple[Callable[[WinoBias, Dataset], list[Issue]], ...] = (card_checks,)
-    metadata: dict[str, object] = field(default_factory=dict)
-
-    def col(self, family_field: str) -> str:
-        """The table column of a family field: ``col("sentence")`` -> ``sentence_uk``."""
-        return self.columns.column(family_field, LOCALISED)
 
     def schema(self) -> Schema:
         wanted = [f for f in FIELDS if f.name in self.fields]
         return family_schema(self.name, wanted, self.language, enums=self.columns.enums)
 
-    def from_frame(
-        self,
-        raw: pd.DataFrame,
-        *,
-        source: SourceInfo,
-        is_sample: bool = False,
-        name: str | None = None,
-    ) -> Dataset:
-        """Type a raw table (card column names mapped by the column map) into the family."""
-        schema = self.schema()
-        raw = self.columns.rename(raw, LOCALISED, where=source.location)
-        findings: list[Issue] = []
-        table = coerce(raw, schema, source=source.location, findings=findings)
+    def derive(self, table: pd.DataFrame, schema: Schema) -> pd.DataFrame:
+        """The item and row ids; for bracket files, the schema's columns first and which items
+        the paired metrics can compare (``pair_matched``)."""
         if self.bracket is not None:
             table = table[schema.names + [c for c in table.columns if c not in schema.names]]
         # object columns even when every row was left out (an enum wrong on every row)
@@ -141,16 +124,7 @@ class WinoBias(Adaptation):
         table["row_id"] = table["item_id"] + "/" + table[self.row_key].astype(str).astype(object)
         if self.bracket is not None:
             table["pair_matched"] = pair_matched(table, self)
-        return Dataset(
-            family=self.name,
-            name=name or self.hub_id or self.name,
-            table=table,
-            source=source,
-            review_status=self.review_status,
-            is_sample=is_sample,
-            metadata=dict(self.metadata),
-            findings=findings,
-        )
+        return table
 
     def load(
         self,
@@ -165,14 +139,7 @@ class WinoBias(Adaptation):
         if self.bracket is not None:
             del revision, cache_dir  # raw files: the URL itself names the revision
             return self._load_brackets(source, split)
-        loaded = load_tables(
-            source, self.columns, revision=revision, split=split, cache_dir=cache_dir
-        )
-        raw, _ = loaded.tables[TABLE]
-        ds = self.from_frame(
-            raw, source=loaded.source, is_sample=loaded.is_sample, name=loaded.name
-        )
-        ds.metadata.update(loaded.metadata)
+        ds = super().load(source, revision=revision, split=split, cache_dir=cache_dir)
         if split is not None:
             keep = ds.table["split"].astype(str) == split
             if not keep.any():
@@ -195,7 +162,7 @@ class WinoBias(Adaptation):
             info = replace(info, kind="sample")
         if read.records.empty:  # every line was left out: the findings are the answer
             raise ValidationFailed(read.findings, info.location, reason="no line could be read")
-        records = read.records.rename(columns={f: self.col(f) for f in LOCALISED})
+        records = read.records.rename(columns={f: self.col(f) for f in self.LOCALISED})
         if "source_line" in records.columns:  # findings name a bracket line, not a table row
             places = zip(records["source_file"], records.pop("source_line"), strict=True)
             records.attrs[SOURCE_LINES] = SharedRows(

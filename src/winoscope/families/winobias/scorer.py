@@ -41,6 +41,7 @@ from ...scoring.base import (
     metric_row,
     order_consistency,
     prediction_labels,
+    split_type_strata,
     stratified_rows,
 )
 from ...scoring.bootstrap import bootstrap
@@ -63,7 +64,6 @@ METRICS = (
     "option_order_consistency",
     "tie_rate",
 )
-STRATUM = ["split", "type"]
 ITEM = ["split", "type", "item_number"]
 
 
@@ -292,24 +292,9 @@ def score(
     per_stratum: list[Stratum] = []
     tests: list[dict[str, Any]] = []
     counts = []
-    strata = (
-        rows[STRATUM].astype(str).drop_duplicates().sort_values(STRATUM).itertuples(index=False)
-    )
     pooled_b = pooled_c = pooled_pairs = 0
-    for split, typ in strata:
-        in_stratum = (rows["split"].astype(str) == split) & (rows["type"].astype(str) == typ)
-        sub = scored[(scored["split"].astype(str) == split) & (scored["type"].astype(str) == typ)]
-        counts.append(
-            {
-                "split": split,
-                "type": typ,
-                "rows": int(in_stratum.sum()),
-                "scored": len(sub),
-                "missing": int((in_stratum & missing).sum()),
-                "invalid": int((sub["prediction_role"] == "invalid").sum()),
-                "tied": int((sub["prediction_role"] == "tie").sum()),
-            }
-        )
+    for split, typ, sub, count in split_type_strata(rows, scored, tie_count="tied"):
+        counts.append(count)
         if sub.empty:
             continue
         agg = _item_stats(sub, None if keep_unpaired else unpaired)

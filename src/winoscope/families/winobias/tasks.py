@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +39,13 @@ from ...tasks.choice_task import (
 from . import board_method
 from . import scorer as scorer
 from .dataset import EN as en_data
+from .dataset import FIELDS
 from .dataset import UK as uk_data
 
 FLIP = {"male": "female", "female": "male"}
 ROLES = ("target", "distractor")
+#: the family field of a :class:`WinoBiasColumns` attribute, where the two names differ
+_FIELD_OF = {"annotated": "sentence_annotated", "pronoun": "pronoun_span"}
 
 
 @dataclass(frozen=True)
@@ -73,15 +77,10 @@ class WinoBiasColumns:
 
     @classmethod
     def suffixed(cls, suffix: str) -> WinoBiasColumns:
-        return cls(
-            sentence=f"sentence_{suffix}",
-            annotated=f"sentence_annotated_{suffix}",
-            pronoun=f"pronoun_span_{suffix}",
-            target_span=f"target_span_{suffix}",
-            other_span=f"other_span_{suffix}",
-            target_occupation=f"target_occupation_{suffix}",
-            other_occupation=f"other_occupation_{suffix}",
-        )
+        """The columns of an adaptation in language ``suffix``, named as the family's fields
+        name them (:data:`~.dataset.FIELDS`: the localised ones carry the suffix)."""
+        column = {f.name: f.column(suffix) for f in FIELDS}
+        return cls(**{a.name: column[_FIELD_OF.get(a.name, a.name)] for a in dataclass_fields(cls)})
 
     def role_columns(self, role: str) -> tuple[str, str, str, str]:
         """(span, occupation, gender, stereotype) columns of a candidate role."""

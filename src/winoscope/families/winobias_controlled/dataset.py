@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from ...datasets.adaptation import TableAdaptation
 from ...datasets.base import Dataset, Issue, duplicate_issues
-from ...datasets.loading import TABLE, Adaptation, ColumnMap, load_tables, samples_folder
+from ...datasets.loading import ColumnMap, samples_folder
 from ...datasets.releases import Release, ReleaseFile
-from ...datasets.schema import Field, Schema, coerce, family_schema
-from ...datasets.sources import SourceInfo
+from ...datasets.schema import Field, Schema
 from .checks import ITEM_KEY, bracketed, row_checks
 
 __all__ = ["FIELDS", "RELEASE", "ROLES", "UK", "Controlled"]
@@ -44,7 +44,6 @@ FIELDS = (
     Field("gold_candidate", enum=("A", "B"), aliases={"a": "A", "b": "B"}),
     Field("sentence", localised=True, doc="the sentence with exactly one [bracketed] pronoun"),
 )
-LOCALISED = frozenset(f.name for f in FIELDS if f.localised)
 
 RELEASE = Release(
     key="winobias-uk-controlled",
@@ -63,33 +62,12 @@ RELEASE = Release(
 
 
 @dataclass(frozen=True)
-class Controlled(Adaptation):
-    """One adaptation of the controlled layout: its column map and pinned release."""
+class Controlled(TableAdaptation, fields=FIELDS):
+    """One adaptation of the controlled layout: its column map and pinned release. Texts are
+    kept exactly as given (the evaluator puts them into its prompt unchanged)."""
 
-    columns: ColumnMap
-    default_source: str | None = None
-    release: Release | None = None
-
-    def col(self, family_field: str) -> str:
-        """The table column of a family field: ``col("sentence")`` -> ``sentence_uk``."""
-        return self.columns.column(family_field, LOCALISED)
-
-    def schema(self) -> Schema:
-        return family_schema(self.name, FIELDS, self.language, enums=self.columns.enums)
-
-    def from_frame(
-        self,
-        raw: pd.DataFrame,
-        *,
-        source: SourceInfo,
-        is_sample: bool = False,
-        name: str | None = None,
-    ) -> Dataset:
-        """Type a raw table into the family; texts are kept exactly as given (the evaluator
-        puts them into its prompt unchanged)."""
-        raw = self.columns.rename(raw, LOCALISED, where=source.location)
-        findings: list[Issue] = []
-        table = coerce(raw, self.schema(), source=source.location, findings=findings)
+    def derive(self, table: pd.DataFrame, schema: Schema) -> pd.DataFrame:
+        """The item and row ids, the gold candidate's role and the bracketed pronoun."""
         keys = table[ITEM_KEY].astype(str)
         table["item_id"] = (keys["split"] + "/" + keys["type"] + "/" + keys["item_number"]).astype(
             object
@@ -103,36 +81,7 @@ class Controlled(Adaptation):
             (found[0] if len(found) == 1 else "")
             for found in map(bracketed, table[self.col("sentence")].astype(str))
         ]
-        return Dataset(
-            family=self.name,
-            name=name or self.hub_id or self.name,
-            table=table,
-            source=source,
-            review_status=self.review_status,
-            is_sample=is_sample,
-            findings=findings,
-        )
-
-    def load(
-        self,
-        source: str | Path | None = None,
-        *,
-        revision: str | None = None,
-        split: str | None = None,
-        cache_dir: str | None = None,
-    ) -> Dataset:
-        """Load the adaptation (see :func:`~winoscope.datasets.loading.load_tables`); the hub
-        id loads the pinned release unless given another revision (:meth:`hub_pins`)."""
-        revision, split = self.hub_pins(source, revision, split)
-        loaded = load_tables(
-            source, self.columns, revision=revision, split=split, cache_dir=cache_dir
-        )
-        raw, _ = loaded.tables[TABLE]
-        ds = self.from_frame(
-            raw, source=loaded.source, is_sample=loaded.is_sample, name=loaded.name
-        )
-        ds.metadata.update(loaded.metadata)
-        return ds
+        return table
 
     def hub_pins(
         self, source: str | Path | None, revision: str | None, split: str | None

@@ -36,6 +36,7 @@ from ...scoring.base import (
     Stratum,
     order_consistency,
     prediction_labels,
+    split_type_strata,
     stratified_rows,
 )
 from ...scoring.bootstrap import bootstrap
@@ -45,7 +46,6 @@ from ...scoring.stats import weighted_ratio
 declare = Declarations(__name__)
 
 PREDICTIONS = ("candidate_a", "candidate_b", "tie", "invalid")
-STRATUM = ["split", "type"]
 #: the WinoBias family's metrics, with the meaning its scorer declares for them (the
 #: declarations are its: importing it declares them, and a second declaration could drift)
 METRICS = (
@@ -150,21 +150,8 @@ def score(
     rng = np.random.default_rng(seed)
     per_stratum: list[Stratum] = []
     counts = []
-    keys = rows[STRATUM].astype(str).drop_duplicates().sort_values(STRATUM)
-    for split, typ in keys.itertuples(index=False):
-        here = ((rows["split"].astype(str) == split) & (rows["type"].astype(str) == typ)).to_numpy()
-        sub = scored[here[~missing]]
-        counts.append(
-            {
-                "split": split,
-                "type": typ,
-                "rows": int(here.sum()),
-                "scored": len(sub),
-                "missing": int((here & missing).sum()),
-                "invalid": int((sub["prediction_role"] == "invalid").sum()),
-                "ties": int((sub["prediction_role"] == "tie").sum()),
-            }
-        )
+    for split, typ, sub, count in split_type_strata(rows, scored, tie_count="ties"):
+        counts.append(count)
         if sub.empty:
             continue
         agg = _item_stats(sub)
