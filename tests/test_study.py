@@ -363,3 +363,29 @@ def test_a_studys_seed_reaches_the_backend_it_makes_as_runs_does(tmp_path: Path)
     run_predictions = pd.read_csv(tmp_path / "r" / "predictions.csv")
     assert study_predictions["prediction_role"].tolist() == run_predictions["prediction_role"].tolist()
     pd.testing.assert_frame_equal(pd.read_csv(cell / "metrics.csv"), alone.metrics)
+
+
+def test_a_plugin_backends_declared_options_check_a_studys_model_args(tmp_path: Path) -> None:
+    """The options a backend kind declares when it registers are what a study's ``model_args``
+    are checked against before any job starts, a plugin's kind as a built-in one."""
+    from winoscope.backends import BACKENDS, backend
+    from winoscope.backends.base import BACKEND_OPTIONS
+    from winoscope.studies.checks import check_study
+
+    @backend("optdemo", ("alpha",))
+    def make(name: str, **options: object) -> object:
+        raise AssertionError("a study's check makes no backend")
+
+    try:
+        path = tmp_path / "s.toml"
+        path.write_text(
+            'name = "s"\ntasks = ["winobias-uk"]\n[[models]]\nname = "m"\n'
+            'spec = "optdemo:x"\nmodel_args = {beta = 1}\n'
+        )
+        with pytest.raises(StudyFileError, match=r"models\[0\]\.model_args\.beta: optdemo backend"):
+            check_study(load_study(path))
+        path.write_text(path.read_text().replace("beta", "alpha"))
+        check_study(load_study(path))
+    finally:
+        BACKENDS.remove("optdemo")
+        BACKEND_OPTIONS.pop("optdemo", None)

@@ -111,8 +111,18 @@ BackendFactory = Callable[..., Backend]
 BACKENDS: Registry[BackendFactory] = Registry("backend", error=BackendError)
 
 
-def backend(kind: str) -> Callable[[BackendFactory], BackendFactory]:
-    """Register a backend factory under ``kind`` (the part of a model spec before the colon)."""
+#: the options each backend kind declared it takes (its factory refuses any other): what a
+#: study file's ``model_args`` are checked against before any job starts
+BACKEND_OPTIONS: dict[str, tuple[str, ...]] = {}
+
+
+def backend(
+    kind: str, options: Sequence[str] | None = None
+) -> Callable[[BackendFactory], BackendFactory]:
+    """Register a backend factory under ``kind`` (the part of a model spec before the colon),
+    with the names of the options it takes when it declares them."""
+    if options is not None:
+        BACKEND_OPTIONS[kind] = tuple(options)
     return BACKENDS.register(kind)
 
 

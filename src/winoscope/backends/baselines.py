@@ -133,7 +133,7 @@ class BaselineBackend:
 BASELINE_OPTIONS = ("seed",)
 
 
-@backend("baseline")
+@backend("baseline", BASELINE_OPTIONS)
 def make_baseline(name: str, *, seed: int = 0, **unknown: Any) -> BaselineBackend:
     """Baselines take no options beyond the seed (used by ``random``); any other is an error."""
     reject_unknown("baseline", unknown, BASELINE_OPTIONS)

@@ -114,7 +114,7 @@ class NLIBaseline:
 NLI_BASELINE_OPTIONS = ("seed", "threshold")
 
 
-@backend("nli-baseline")
+@backend("nli-baseline", NLI_BASELINE_OPTIONS)
 def make_nli_baseline(
     name: str, *, seed: int = 0, threshold: float = 0.5, **unknown: Any
 ) -> NLIBaseline:

@@ -97,7 +97,7 @@ def _few(ids: Sequence[str], k: int = 3) -> str:
 FILE_OPTIONS = ("seed",)
 
 
-@backend("file")
+@backend("file", FILE_OPTIONS)
 def make_resolver_file(name: str, *, seed: int = 0, **unknown: Any) -> ResolverFileBackend:
     """``file:PATH``; it takes no options (``seed`` is accepted and unused: the output is fixed)."""
     del seed

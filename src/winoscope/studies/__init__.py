@@ -9,7 +9,8 @@ comparison (docs/cluster.md).
 
 from __future__ import annotations
 
-from .cells import Cell, Job, plan_cells
+from .cells import Job, plan_cells
+from .grid import Cell
 from .load import StudyFileError, load_study, study_from_dict
 from .run import StudyRun, plan_text, run_study
 from .spec import ModelSpec, SlurmOptions, Study, TaskSpec

@@ -10,10 +10,10 @@ from typing import Any
 
 from ..tags import tag_sort_key, tag_value
 from .checkpoints import checkpoint_points
-from .grid import MARKER, Cell, cell_dir, template_dir
+from .grid import Cell, cell_dir, template_dir
 from .spec import ModelSpec, Study
 
-__all__ = ["MARKER", "Cell", "Job", "cell_tags", "model_points", "plan_cells"]
+__all__ = ["Job", "cell_tags", "model_points", "plan_cells"]
 
 
 @dataclass(frozen=True)

@@ -23,24 +23,11 @@ DATA_SUFFIXES = (".csv", ".tsv", ".jsonl", ".json", ".parquet", ".pq", ".txt", "
 
 
 def backend_options() -> dict[str, Sequence[str]]:
-    """The options each built-in backend kind takes (its factory refuses any other)."""
-    from ..backends.baselines import BASELINE_OPTIONS
-    from ..backends.hf.gemma import GEMMA_OPTIONS
-    from ..backends.hf.local import HF_OPTIONS
-    from ..backends.nli_baselines import NLI_BASELINE_OPTIONS
-    from ..backends.openai.options import DEFAULTS
-    from ..backends.resolver_file import FILE_OPTIONS
-    from ..backends.vllm.factory import VLLM_OPTIONS
+    """The options each backend kind declared it takes (a plugin's too, when it declares them)."""
+    from ..backends import BACKENDS
+    from ..backends.base import BACKEND_OPTIONS
 
-    return {
-        "baseline": BASELINE_OPTIONS,
-        "nli-baseline": NLI_BASELINE_OPTIONS,
-        "file": FILE_OPTIONS,
-        "hf": HF_OPTIONS,
-        "gemma": GEMMA_OPTIONS,
-        "vllm": VLLM_OPTIONS,
-        "openai": sorted(DEFAULTS),
-    }
+    return {kind: BACKEND_OPTIONS[kind] for kind in BACKENDS.names() if kind in BACKEND_OPTIONS}
 
 
 def _fail(study: Study, key: str, message: str) -> StudyFileError:

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from ..jsonio import write_atomic
-from .cells import MARKER, Cell, Job, cell_tags, plan_cells
-from .grid import run_cells
+from .cells import Job, cell_tags, plan_cells
+from .grid import MARKER, Cell, run_cells
 from .load import load_study
 from .points import Point, adapter_points
 from .spec import Study

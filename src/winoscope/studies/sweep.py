@@ -167,9 +167,9 @@ def sweep(
     ``config`` (a :class:`~winoscope.runs.config.RunConfig`) gives every point's settings, its
     task, model, ``out`` and tags replaced by the point's (then ``n_boot``, ``seed`` and those
     settings are the config's to give: given here as well, they are refused rather than one
-    silently winning); ``n_boot`` is 2,000 and ``seed`` 0 unless given. ``tags`` are added to every point's own ``{key: value}``. ``reference_reason`` says why the
-    reference is the reference on the page (default: ``given as reference`` or ``the first
-    point given``).
+    silently winning); ``n_boot`` is 2,000 and ``seed`` 0 unless given. ``tags`` are added to
+    every point's own ``{key: value}``. ``reference_reason`` says why the reference is the
+    reference on the page (default: ``given as reference`` or ``the first point given``).
     """
     from ..runs.runner import run
     from ..tags import check_key

@@ -222,7 +222,7 @@ def save_tokenizer(tok: Any, out: Path, *, add_bos: bool | None) -> None:
         )
 
 
-@backend("gemma")
+@backend("gemma", GEMMA_OPTIONS)
 def make_gemma(
     name: str,
     *,

@@ -304,7 +304,7 @@ HF_OPTIONS = (
 )
 
 
-@backend("hf")
+@backend("hf", HF_OPTIONS)
 def make_hf(
     name: str,
     *,

@@ -62,7 +62,7 @@ from ...records import SEQUENCE_PROTOCOL, Request, Response
 from ..base import CHOICE_PROTOCOLS, Description, backend
 from .bodies import RequestBodies
 from .http import Transport, proxy_summary
-from .options import build_backend_settings, normalise_base_url
+from .options import DEFAULTS, build_backend_settings, normalise_base_url
 from .parse import (
     RequestFailed,
     RetryableError,
@@ -334,7 +334,7 @@ class OpenAIBackend(RequestBodies):
         )
 
 
-@backend("openai")
+@backend("openai", sorted(DEFAULTS))
 def make_openai(name: str, **options: Any) -> OpenAIBackend:
     """Build the backend; options as in :func:`.options.build_backend_settings`
     (``base_url`` defaults to ``$OPENAI_BASE_URL`` or the OpenAI API). An unknown option is an

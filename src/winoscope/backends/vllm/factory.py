@@ -43,7 +43,7 @@ def lora_dir(path: str) -> Path:
     return found.resolve()
 
 
-@backend("vllm")
+@backend("vllm", VLLM_OPTIONS)
 def make_vllm(
     name: str,
     *,
