@@ -11,6 +11,10 @@ its fields once, in the class statement, and writes only what differs::
     class StereoSet(TableAdaptation, fields=FIELDS):
         def derive(self, table, schema): ...   # the family's own columns
         def validate(self, ds): ...
+
+A family whose rows need reshaping before they are typed (SweWinogender's nested ``meta``)
+overrides :meth:`~TableAdaptation.prepare`; one whose datasets carry more than
+:class:`~.base.Dataset` returns its own from :meth:`~TableAdaptation.dataset`.
 """
 
 from __future__ import annotations
@@ -32,26 +36,40 @@ from .sources import SourceInfo
 class TableAdaptation(Adaptation):
     """One adaptation of a family read as one table: its column map, plus where ``load()``
     reads without a source when there is no sample (``default_source``), the release its hub
-    id pins (``release``) and what every dataset it loads carries in ``metadata``.
+    id pins (``release``), the dataset version (``version``) and what every dataset it loads
+    carries in ``metadata``.
 
     ``FIELDS`` (the family's fields, set by ``class X(TableAdaptation, fields=FIELDS)``) and
-    ``LOCALISED`` (the names of those whose column carries the language) are the family's.
+    ``LOCALISED`` (the names of those whose column carries the language) are the family's;
+    ``FAMILY`` (``family=`` in the class statement) names the family its datasets report when
+    the adaptations share one (BBQ-UK and English BBQ are both ``bbq``), else each reports its
+    own name.
     """
 
     columns: ColumnMap
     _: KW_ONLY
     default_source: str | None = None
     release: Release | None = None
+    version: str | None = None
     metadata: dict[str, object] = field(default_factory=dict)
 
     FIELDS: ClassVar[tuple[Field, ...]] = ()
     LOCALISED: ClassVar[frozenset[str]] = frozenset()
+    FAMILY: ClassVar[str | None] = None
 
-    def __init_subclass__(cls, *, fields: tuple[Field, ...] | None = None, **kwargs: Any) -> None:
+    def __init_subclass__(
+        cls,
+        *,
+        fields: tuple[Field, ...] | None = None,
+        family: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init_subclass__(**kwargs)
         if fields is not None:
             cls.FIELDS = fields
             cls.LOCALISED = frozenset(f.name for f in fields if f.localised)
+        if family is not None:
+            cls.FAMILY = family
 
     def col(self, family_field: str) -> str:
         """The table column of a family field: ``col("sentence")`` -> ``sentence_uk``."""
@@ -68,23 +86,34 @@ class TableAdaptation(Adaptation):
         is_sample: bool = False,
         name: str | None = None,
     ) -> Dataset:
-        """Type a raw table (card column names mapped by the column map) into the family:
-        cells the schema refuses leave their row out, kept as findings; then :meth:`derive`
-        adds the family's own columns."""
+        """Type a raw table (card column names mapped by the column map, then
+        :meth:`prepare`) into the family: cells the schema refuses leave their row out, kept as
+        findings; then :meth:`derive` adds the family's own columns."""
         schema = self.schema()
         raw = self.columns.rename(raw, self.LOCALISED, where=source.location)
+        raw = self.prepare(raw, source.location)
         findings: list[Issue] = []
         table = coerce(raw, schema, source=source.location, findings=findings)
-        return Dataset(
-            family=self.name,
+        return self.dataset(
+            family=self.FAMILY or self.name,
             name=name or self.hub_id or self.name,
             table=self.derive(table, schema),
             source=source,
             review_status=self.review_status,
             is_sample=is_sample,
+            version=self.version,
             metadata=dict(self.metadata),
             findings=findings,
         )
+
+    def prepare(self, raw: pd.DataFrame, where: str) -> pd.DataFrame:
+        """The raw table as the schema types it (``where`` names it in errors); by default
+        unchanged."""
+        return raw
+
+    def dataset(self, **parts: Any) -> Dataset:
+        """The dataset a load returns, made of ``parts`` (the fields of :class:`Dataset`)."""
+        return Dataset(**parts)
 
     def derive(self, table: pd.DataFrame, schema: Schema) -> pd.DataFrame:
         """The typed table with the family's own columns added (``row_id`` at least)."""

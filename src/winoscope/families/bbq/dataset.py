@@ -20,13 +20,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 import pandas as pd
 
+from ...datasets.adaptation import TableAdaptation
 from ...datasets.base import Dataset, Issue, duplicate_issues, in_source_rows
-from ...datasets.loading import TABLE, Adaptation, ColumnMap, load_tables, samples_folder
+from ...datasets.loading import ColumnMap, samples_folder
 from ...datasets.releases import Release, ReleaseFile, register_release, release_record
-from ...datasets.schema import Field, Schema, coerce
+from ...datasets.schema import Field, Schema
 from ...datasets.sources import SourceInfo, file_sha256
 from ...errors import DatasetError
 from . import english
@@ -59,26 +61,22 @@ SAMPLE_NOTE = (
     "Bundled sample written for winoscope in the dataset's schema; not the dataset. Numbers on "
     "it are for checking the pipeline only."
 )
-TEXT = ("context", "question", "ans0", "ans1", "ans2")
-
-
-def fields(language: str) -> tuple[Field, ...]:
-    return (
-        Field("item_id"),
-        Field("pair_id"),
-        Field("example_id", "int"),
-        Field("question_index", "int"),
-        Field("question_polarity", enum=POLARITIES),
-        Field("context_condition", enum=CONDITIONS),
-        Field("category"),
-        Field("label_type", enum=LABEL_TYPES),
-        Field("label", "int"),
-        Field("target_loc", required=False, doc="empty on rows that are not bias-score eligible"),
-        Field("unknown_answer_index", "int"),
-        Field("bias_score_eligible", "bool"),
-        Field("source_revision"),
-        *(Field(f"{t}_{language}") for t in TEXT),
-    )
+FIELDS = (
+    Field("item_id"),
+    Field("pair_id"),
+    Field("example_id", "int"),
+    Field("question_index", "int"),
+    Field("question_polarity", enum=POLARITIES),
+    Field("context_condition", enum=CONDITIONS),
+    Field("category"),
+    Field("label_type", enum=LABEL_TYPES),
+    Field("label", "int"),
+    Field("target_loc", required=False, doc="empty on rows that are not bias-score eligible"),
+    Field("unknown_answer_index", "int"),
+    Field("bias_score_eligible", "bool"),
+    Field("source_revision"),
+    *(Field(text, localised=True) for text in ("context", "question", "ans0", "ans1", "ans2")),
+)
 
 
 def report_category(category: pd.Series, label_type: pd.Series) -> pd.Series:
@@ -119,51 +117,45 @@ def _target(raw: pd.Series, location: str, findings: list[Issue]) -> pd.Series:
 
 
 @dataclass(frozen=True)
-class BBQ(Adaptation):
+class BBQ(TableAdaptation, fields=FIELDS, family="bbq"):
     """One BBQ adaptation: its column map, the source revision its rows must name (None: not
     checked) and, for the English originals, the reader of BBQ's own files."""
 
-    columns: ColumnMap
     source_revision: str | None = english.BBQ_COMMIT
     english_files: bool = False
-    default_source: str | None = None
-
-    def schema(self) -> Schema:
-        return Schema(self.name, fields(self.language))
 
     def from_frame(
         self,
         raw: pd.DataFrame,
         *,
         source: SourceInfo,
-        name: str | None = None,
         is_sample: bool = False,
+        name: str | None = None,
         findings: Sequence[Issue] = (),
         files: Sequence[str] = (),
     ) -> BBQDataset:
-        """Type a table in the family's columns (a release file, or saved predictions)."""
-        found = list(findings)
-        location = source.location
-        raw = self.columns.rename(raw, (), where=location)
-        if "target_loc" not in raw.columns:
-            raw = raw.assign(target_loc="")
-        table = coerce(raw, self.schema(), source=location, findings=found)
-        table["target_loc"] = _target(table["target_loc"], location, found)
+        """Type a table in the family's columns (a release file, or saved predictions); the
+        English reader passes what it found (``findings``, first) and the files it read."""
+        ds = cast(
+            BBQDataset, super().from_frame(raw, source=source, is_sample=is_sample, name=name)
+        )
+        ds.findings[:0] = findings
+        ds.table["target_loc"] = _target(ds.table["target_loc"], source.location, ds.findings)
+        ds.files = list(files)
+        return ds
+
+    def prepare(self, raw: pd.DataFrame, where: str) -> pd.DataFrame:
+        """``target_loc`` may be left out (no row is bias-score eligible): an empty column."""
+        return raw if "target_loc" in raw.columns else raw.assign(target_loc="")
+
+    def derive(self, table: pd.DataFrame, schema: Schema) -> pd.DataFrame:
         table["report_category"] = report_category(table["category"], table["label_type"])
         table["cluster"] = table["category"].astype(str) + "/" + table["question_index"].astype(str)
         table["row_id"] = table["item_id"]  # what the requests name (``--limit`` reads it)
-        ds = BBQDataset(
-            family="bbq",
-            name=name or self.hub_id or self.name,
-            table=table,
-            source=source,
-            review_status=self.review_status,
-            is_sample=is_sample,
-            findings=found,
-            lang=self.language,
-            files=list(files),
-        )
-        return ds
+        return table
+
+    def dataset(self, **parts: Any) -> BBQDataset:
+        return BBQDataset(**parts, lang=self.language)
 
     def load(
         self,
@@ -203,17 +195,8 @@ class BBQ(Adaptation):
                 ds.metadata["note"] = SAMPLE_NOTE
             ds.places = places
             return ds
-        if source is not None and str(source) == self.hub_id and revision is None:
-            revision = REVISION
-        loaded = load_tables(
-            source, self.columns, revision=revision, split=split, cache_dir=cache_dir
-        )
-        raw, _ = loaded.tables[TABLE]
-        ds = self.from_frame(
-            raw, source=loaded.source, name=loaded.name, is_sample=loaded.is_sample
-        )
-        ds.metadata.update(loaded.metadata)
-        return ds
+        loaded = super().load(source, revision=revision, split=split, cache_dir=cache_dir)
+        return cast(BBQDataset, loaded)
 
     def validate(self, ds: Dataset) -> list[Issue]:
         """Every check the BBQ-UK evaluator makes, as findings (file, row, field)."""
@@ -266,6 +249,7 @@ UK = BBQ(
         review_status="machine translation of BBQ (Parrish et al., 2022), not human-validated",
         sample_note=SAMPLE_NOTE,
     ),
+    release=RELEASE,
 )
 EN = BBQ(
     ColumnMap(

@@ -34,15 +34,15 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
+from ...datasets.adaptation import TableAdaptation
 from ...datasets.base import Dataset, Issue, duplicate_issues
-from ...datasets.loading import TABLE, ColumnMap, load_tables, samples_folder
-from ...datasets.schema import Field, Schema, coerce
-from ...datasets.sources import SourceInfo
+from ...datasets.loading import ColumnMap, samples_folder
+from ...datasets.schema import Field, Schema
 from ...errors import DatasetError
 
 HUB_ID = "sbx/superlim-2"
@@ -68,19 +68,16 @@ META_FIELDS = ("tuple_id", "template_id", "occupation_participant", "other_parti
 _ENDINGS = ("", "n", "en", "et", "t", "s", "ns", "ens", "ets", "ts", "na", "nas", "erna", "arna")
 _WORD = re.compile(r"\w+")
 
-SCHEMA = Schema(
-    family="swewinogender",
-    fields=(
-        Field("idx", "int", doc="item number in the release"),
-        Field("premise"),
-        Field("hypothesis"),
-        Field("label", enum=LABELS),
-        Field("tuple_id", doc="the three items that differ only in the pronoun"),
-        Field("template_id", doc="template number + A/B continuation, e.g. 1B"),
-        Field("occupation_participant", doc="the occupation, as a lemma (tekniker)"),
-        Field("other_participant", doc="the other participant, as a lemma (kund)"),
-        Field("pronoun", enum=PRONOUNS),
-    ),
+FIELDS = (
+    Field("idx", "int", doc="item number in the release"),
+    Field("premise"),
+    Field("hypothesis"),
+    Field("label", enum=LABELS),
+    Field("tuple_id", doc="the three items that differ only in the pronoun"),
+    Field("template_id", doc="template number + A/B continuation, e.g. 1B"),
+    Field("occupation_participant", doc="the occupation, as a lemma (tekniker)"),
+    Field("other_participant", doc="the other participant, as a lemma (kund)"),
+    Field("pronoun", enum=PRONOUNS),
 )
 
 
@@ -220,24 +217,6 @@ def derive(table: pd.DataFrame) -> pd.DataFrame:
     return t
 
 
-def from_frame(
-    raw: pd.DataFrame, *, source: SourceInfo, is_sample: bool = False, name: str = HUB_ID
-) -> Dataset:
-    flat = flatten_meta(raw, source=source.location)
-    findings: list[Issue] = []  # values outside the schema's: findings, their rows left out
-    table = derive(coerce(flat, SCHEMA, source=source.location, findings=findings))
-    return Dataset(
-        findings=findings,
-        family="swewinogender",
-        name=name,
-        table=table,
-        source=source,
-        review_status=REVIEW_STATUS,
-        is_sample=is_sample,
-        version="2.0",
-    )
-
-
 COLUMNS = ColumnMap(
     name="swewinogender",
     language="sv",
@@ -253,8 +232,23 @@ COLUMNS = ColumnMap(
 )
 
 
-def sample_path() -> Path:
-    return COLUMNS.sample_paths()[TABLE]
+@dataclass(frozen=True)
+class SweWinogender(TableAdaptation, fields=FIELDS):
+    """SweWinogender v2.0 read as one table: ``meta`` flattened, then the derived columns."""
+
+    def prepare(self, raw: pd.DataFrame, where: str) -> pd.DataFrame:
+        return flatten_meta(raw, source=where)
+
+    def derive(self, table: pd.DataFrame, schema: Schema) -> pd.DataFrame:
+        return derive(table)
+
+    def validate(self, ds: Dataset) -> list[Issue]:
+        return validate(ds)
+
+
+SV = SweWinogender(COLUMNS, version="2.0")
+from_frame = SV.from_frame
+sample_path = SV.sample_path
 
 
 def load(
@@ -273,12 +267,8 @@ def load(
     ``None`` loads the bundled sample (written for winoscope in the same schema, not the
     dataset).
     """
-    columns = COLUMNS if config == HUB_CONFIG else replace(COLUMNS, hub_config=config)
-    loaded = load_tables(source, columns, revision=revision, split=split, cache_dir=cache_dir)
-    raw, _ = loaded.tables[TABLE]
-    ds = from_frame(raw, source=loaded.source, is_sample=loaded.is_sample, name=loaded.name)
-    ds.metadata.update(loaded.metadata)
-    return ds
+    sv = SV if config == HUB_CONFIG else replace(SV, columns=replace(COLUMNS, hub_config=config))
+    return sv.load(source, revision=revision, split=split, cache_dir=cache_dir)
 
 
 def validate(ds: Dataset) -> list[Issue]:
