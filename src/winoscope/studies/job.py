@@ -131,12 +131,11 @@ def run_job(study_file: str, model: str) -> dict[str, Any]:
         save()
 
     try:
-        point_of = _point_of(study, job) if pending else None
+        point_of = _point_of(study, job)
     except Exception as exc:  # the adapters' options could not be read
         report["failed"] += [_failure(c, exc) for c in pending]
     else:
-        if point_of is not None:
-            run_cells(pending, point_of, run_cell, seed=study.seed, on_error=failed)
+        run_cells(pending, point_of, run_cell, seed=study.seed, on_error=failed)
     report["finished"] = time.time()
     save()
     return report

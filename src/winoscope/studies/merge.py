@@ -51,11 +51,10 @@ def merge_sweep(
     )
 
     loaded = dict(runs) if runs is not None else {k: load_run_dir(p) for k, p in dirs.items()}
-    same = {v: v for v in values}
-    table = point_table(tasks, values, same, reference, loaded, dirs, n_boot=n_boot, seed=seed)
+    table = point_table(tasks, values, reference, loaded, dirs, n_boot=n_boot, seed=seed)
     present = [v for v in values if all((t, v) in loaded for t in tasks)]
     util, source = utility_table(
-        tasks if utility_task is None else [utility_task], present, same, loaded, supplied
+        tasks if utility_task is None else [utility_task], present, loaded, supplied
     )
     result = SweepResult(
         key=key,

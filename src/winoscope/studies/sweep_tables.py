@@ -45,7 +45,7 @@ UTILITY_COLUMNS = ["task", "point", "utility", "ci_low", "ci_high", "source"]
 
 
 def metric_rows(
-    task: str, value: Any, point: Any, is_ref: bool, rr: AnyRun, where: Path
+    task: str, point: Any, is_ref: bool, rr: AnyRun, where: Path
 ) -> list[dict[str, Any]]:
     """The headline and overall metrics of one run's summary stratum."""
     from ..results.diff import summary_rows
@@ -94,7 +94,6 @@ def metric_rows(
 def point_table(
     names: Sequence[str],
     values: Sequence[Any],
-    point_of: Mapping[Any, Any],
     reference: Any,
     runs: Mapping[tuple[str, Any], AnyRun],
     dirs: Mapping[tuple[str, Any], Path],
@@ -113,11 +112,11 @@ def point_table(
             if (name, v) not in runs:
                 continue
             is_ref = v == reference
-            rows += metric_rows(name, v, point_of[v], is_ref, runs[(name, v)], dirs[(name, v)])
+            rows += metric_rows(name, v, is_ref, runs[(name, v)], dirs[(name, v)])
             if is_ref:
                 continue
             d = diff(dirs[(name, reference)], dirs[(name, v)], n_boot=n_boot, seed=seed)
-            add_differences(rows, name, point_of[v], d.table)
+            add_differences(rows, name, v, d.table)
     return holm_across_points(pd.DataFrame.from_records(rows, columns=SWEEP_COLUMNS))
 
 
@@ -198,7 +197,6 @@ def utility_metric(names: Sequence[str]) -> str | None:
 def utility_table(
     tasks: Sequence[str],
     order: Sequence[Any],
-    typed: Mapping[Any, Any],
     runs: Mapping[tuple[str, Any], Any],
     supplied: tuple[dict[Any, tuple[float, float, float]], str] | None,
 ) -> tuple[pd.DataFrame, str]:
@@ -212,7 +210,7 @@ def utility_table(
             rows.append(
                 {
                     "task": "",
-                    "point": typed[v],
+                    "point": v,
                     "utility": u,
                     "ci_low": lo,
                     "ci_high": hi,
@@ -232,7 +230,7 @@ def utility_table(
             rows.append(
                 {
                     "task": name,
-                    "point": typed[v],
+                    "point": v,
                     "utility": float(r["value"]),
                     "ci_low": float(r["ci_low"]),
                     "ci_high": float(r["ci_high"]),
