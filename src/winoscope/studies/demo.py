@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ..backends.base import Backend, create_backend
+from ..backends.base import Backend
 from ..backends.baselines import PICKERS
 from ..backends.hf import gemma
 from ..jsonio import write_atomic
@@ -18,6 +17,8 @@ from ..results.run import RunResult
 from ..runs.runner import run
 from ..tasks import TASKS
 from ..tasks.family import family_of
+from .grid import Cell, run_cells
+from .points import Point
 
 
 def demo_tasks() -> tuple[str, ...]:
@@ -68,6 +69,27 @@ def mode_of(rr: RunResult) -> str:
     return str(mode) if mode else "reference"
 
 
+def demo_grid(
+    out: Path, tasks: tuple[str, ...], *, lm: bool = True
+) -> tuple[list[Cell], list[Point]]:
+    """The demo as a grid: a point per model and backend options (``gemma:270m`` in cloze where
+    a task has it, as the task asks elsewhere), and a cell per run, in task-then-model order,
+    written to ``OUT/<task>__<model>``."""
+    points: list[Point] = []
+    cells: list[Cell] = []
+    for task in tasks:
+        if task not in TASKS:
+            continue
+        demo = TASKS.get(task).demo
+        for model in (demo.models if demo is not None else ()) or demo_models(lm=lm):
+            point = Point(model, model_options(task, model))
+            if point not in points:
+                points.append(point)
+            slug = f"{task.replace('/', '_')}__{model.replace(':', '_')}"
+            cells.append(Cell(model, points.index(point), task, None, out / slug, key="point"))
+    return cells, points
+
+
 def run_demo(
     out: Path, *, quiet: bool = False, tasks: tuple[str, ...] | None = None, lm: bool = True
 ) -> str:
@@ -75,24 +97,16 @@ def run_demo(
     tasks = demo_tasks() if tasks is None else tasks
     if lm and not gemma.available():
         print(gemma_note().strip() + " Showing the reference baselines only.", file=sys.stderr)
-    results: list[RunResult] = []
-    shared: dict[str, Backend] = {}
-    for task in tasks:
-        if task not in TASKS:
-            continue
-        demo = TASKS.get(task).demo
-        for model in (demo.models if demo is not None else ()) or demo_models(lm=lm):
-            slug = f"{task.replace('/', '_')}__{model.replace(':', '_')}"
-            options = model_options(task, model)
-            if model == GEMMA_SPEC:
-                # one backend for every Gemma run of one set of options: the model and its
-                # tokenizer load once (seconds each), not once per task
-                key = json.dumps(options, sort_keys=True)
-                if key not in shared:
-                    shared[key] = create_backend(model, **options)
-                results.append(run(task, shared[key], out=out / slug, quiet=quiet))
-                continue
-            results.append(run(task, model, out=out / slug, quiet=quiet, backend_options=options))
+    cells, points = demo_grid(out, tasks, lm=lm)
+    done: dict[Path, RunResult] = {}
+
+    def run_cell(cell: Cell, backend: Backend) -> None:
+        done[cell.run_dir] = run(cell.task, backend, out=cell.run_dir, quiet=quiet)
+
+    # each point's backend made once (Gemma's model and tokenizer load once, not once per
+    # task) and closed after its runs; the runs go point by point, the tables task by task
+    run_cells(cells, points.__getitem__, run_cell, seed=0)
+    results = [done[c.run_dir] for c in cells]
     table = summary_table(results)
     write_atomic(
         out / "README.md",
