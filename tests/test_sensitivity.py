@@ -249,3 +249,37 @@ def test_cloze_mode_asks_the_cloze_templates(tiny_dir: Path) -> None:
         run_templates(
             "winobias-uk", f"hf:{tiny_dir}", UK3, n_boot=20, backend_options={"mode": "cloze"}
         )
+
+
+def test_a_sensitivity_run_does_not_replace_another_runs_report(tmp_path: Path) -> None:
+    """A single run's folder, or a prompt-sensitivity run of another model, is refused (exit
+    2) with both runs' files intact; the same run resumes; --overwrite replaces the single run
+    without leaving its manifest beside the new report."""
+    cli = CliRunner()
+    common = ["run", "winobias-uk", "--bootstrap", "20", "-q"]
+    two = ["--template", "uk-plain-v1", "--template", "uk-question-v1"]
+    single = tmp_path / "single"
+    assert cli.invoke(app, [*common, "-m", "baseline:first", "--out", str(single)]).exit_code == 0
+    report = (single / "report.md").read_text(encoding="utf-8")
+    got = cli.invoke(app, [*common, "-m", "baseline:first", "--out", str(single), *two])
+    assert got.exit_code == 2, got.output
+    assert "holds a single run of winobias-uk" in got.output
+    assert (single / "report.md").read_text(encoding="utf-8") == report
+    assert not (single / "sensitivity.json").exists()
+
+    many = tmp_path / "many"
+    assert (
+        cli.invoke(app, [*common, "-m", "baseline:first", "--out", str(many), *two]).exit_code == 0
+    )
+    summary = (many / "template_summary.csv").read_bytes()
+    again = cli.invoke(app, [*common, "-m", "baseline:first", "--out", str(many), *two])
+    assert again.exit_code == 0, again.output
+    other = cli.invoke(app, [*common, "-m", "baseline:random", "--out", str(many), *two])
+    assert other.exit_code == 2, other.output
+    assert "prompt-sensitivity run of winobias-uk with baseline:first" in other.output
+    assert (many / "template_summary.csv").read_bytes() == summary
+
+    args = [*common, "-m", "baseline:first", "--out", str(single), *two, "--overwrite"]
+    assert cli.invoke(app, args).exit_code == 0
+    assert (single / "sensitivity.json").exists()
+    assert not (single / "manifest.json").exists() and not (single / "metrics.csv").exists()

@@ -11,6 +11,10 @@ Refused, in one line naming the folder and the way out (exit status 2 on the com
 - a folder holding a run of another task or model, of other data, another protocol or another
   template, or a full run (or one of a larger ``--limit``) that a partial run would replace.
 
+A prompt-sensitivity run's folder (:func:`check_sensitivity_folder`) is refused when it holds a
+single run, the user's own files, or a prompt-sensitivity run of another task or model: its
+report and tables would replace theirs.
+
 Rerunning the same run resumes (its answers come from the store); ``overwrite=True``
 (``--overwrite``) replaces the folder's run. Settings that only change the scoring (seed,
 bootstrap, scorer options) do not refuse: the answers stay in the store, so the earlier
@@ -147,3 +151,56 @@ def _other_settings(
         was = "all the data" if old_limit is None else f"--limit {old_limit}"
         return f"{was}, and this one is partial (--limit {new_limit})"
     return None
+
+
+#: what a prompt-sensitivity run writes at the top of its folder besides its report
+SENSITIVITY_FILES = ("sensitivity.json", "template_metrics.csv", "template_summary.csv")
+
+
+def check_sensitivity_folder(
+    out: str | Path, *, task: str, model: Mapping[str, Any], overwrite: bool = False
+) -> None:
+    """Refuse (:class:`TaskError`) to write a prompt-sensitivity run into ``out`` where it
+    would replace another run's report: a single run (its ``manifest.json``), files winoscope
+    did not write, or a prompt-sensitivity run of another task or model. With ``overwrite`` a
+    single run's files are removed, so the folder holds one run's report and tables, not two.
+    Each template's own folder is checked by its run."""
+    folder = check_out_folder(out)
+    if not folder.is_dir():
+        return
+    single = read_manifest(folder) if not overwrite else None
+    if overwrite:
+        if (folder / "manifest.json").is_file():
+            for name in ("manifest.json", *RUN_FILES):
+                (folder / name).unlink(missing_ok=True)
+        return
+    now = run_identity(task, model)
+    if single is not None:
+        raise TaskError(
+            f"{folder} holds a single run of {single.get('task')} (its manifest.json); a "
+            f"prompt-sensitivity run writes its own report there: refusing to overwrite it. "
+            f"{WAY_OUT[0].upper()}{WAY_OUT[1:]}"
+        )
+    path = folder / "sensitivity.json"
+    if not path.exists():
+        theirs = [n for n in (*RUN_FILES, *SENSITIVITY_FILES) if (folder / n).exists()]
+        if theirs:
+            raise TaskError(
+                f"{folder} holds {', '.join(theirs)} but no sensitivity.json: not a run "
+                f"winoscope wrote, and this run would replace them; {WAY_OUT}"
+            )
+        return
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+        before = run_identity(str(old["task"]), old.get("model") or {})
+    except (OSError, ValueError, KeyError, TypeError):
+        raise TaskError(
+            f"{path} cannot be read: the run in {folder} cannot be told apart from this one; "
+            f"{WAY_OUT}"
+        ) from None
+    if before != now:
+        raise TaskError(
+            f"{folder} holds a prompt-sensitivity run of {before['task']} with "
+            f"{before['model']}; this run is {now['task']} with {now['model']}: refusing to "
+            f"overwrite it. {WAY_OUT[0].upper()}{WAY_OUT[1:]}"
+        )

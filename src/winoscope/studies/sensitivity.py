@@ -46,6 +46,7 @@ from ..results.run import RunResult, SensitivityResult
 from ..runs.config import RunConfig
 from ..runs.outcome import check_failed_share
 from ..runs.plan import choose_protocol, load_data, make_backend, response_store_path
+from ..runs.run_folder import check_sensitivity_folder
 from ..runs.runner import run as run_one
 from ..scoring.across_prompts import TEMPLATE_STREAM, summarise
 from ..tasks import Task, get_task
@@ -132,6 +133,16 @@ def run_templates(
     backend = make_backend(base)
     protocol = choose_protocol(t, backend, base.protocol)
     chosen = resolve_templates(t, templates, protocol=protocol)
+    if base.out is not None:  # before any template's run: its report replaces no other run's
+        check_sensitivity_folder(
+            base.out,
+            task=t.name,
+            model={
+                "spec": model_label(backend),
+                "runtime": getattr(backend, "runtime", None) or {},
+            },
+            overwrite=base.overwrite,
+        )
     ds = load_data(t, base)  # once for every template's run
     out_dir = None if base.out is None else Path(base.out)
     store_path = response_store_path(base.store, out_dir) if backend.cacheable else None

@@ -214,7 +214,6 @@ def winobias_task(
     dataset: DatasetAccess | Any,
     language: str | None = None,
     template: PromptTemplate,
-    columns: WinoBiasColumns | None = None,
     wording: Wording = plain_wording,
     cloze_template: cloze.ClozeTemplate | None = None,
     cloze_wording: Callable[[Mention], str] | None = None,
@@ -232,7 +231,9 @@ def winobias_task(
 
     ``dataset`` is a :class:`DatasetAccess` or a loader (a module or an adaptation object with
     ``load``/``validate``/``from_frame``); ``language`` defaults to the dataset's ``language``;
-    ``sample`` is the file ``load()`` reads without a source. ``columns`` defaults to the ``_{language}`` suffixed names.
+    ``sample`` is the file ``load()`` reads without a source. The table's columns are the
+    family's fields as the dataset's column map names them (``sentence_uk``): an adaptation
+    whose card names them otherwise maps them there, once.
     ``wording`` turns a candidate mention into its option text and other forms (default: the
     occupation as given), ``cloze_wording`` into its cloze continuation (default: the option
     text). ``stereotypes`` looks up an occupation's stereotyped gender where the table has no
@@ -240,7 +241,7 @@ def winobias_task(
     ``methods`` adds protocol bindings after the family's own (a published scoring method).
     """
     lang = language_of(name, language, dataset)
-    cols = columns or WinoBiasColumns.suffixed(lang)
+    cols = WinoBiasColumns.suffixed(lang)
 
     def items(ds: Dataset) -> list[Item]:
         return winobias_items(ds.table, cols, lang, stereotypes)
