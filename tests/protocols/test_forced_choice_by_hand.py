@@ -16,6 +16,7 @@ from winoscope.languages import Wording
 from winoscope.protocols import forced_choice as fc
 from winoscope.protocols.choice_rows import ChoiceRow
 from winoscope.records import Item, Option, Request, Response
+from winoscope.tasks.base import join_answers
 
 T = "S={sentence} P={pronoun} A={option_a} B={option_b}"
 DOCTOR = ("лікар", "target", ("лікаря", "лікарем"))
@@ -342,21 +343,42 @@ def test_the_combined_answer_joins_its_dataset_row_by_key() -> None:
     reqs = [_req("target_first"), _req("distractor_first")]
     answers = {TF: _resp(TF, choice="A"), DF: _resp(DF, choice="B")}
     table = pd.DataFrame({"id": ["r0", "r1"], "gold": ["target", "target"]})
-    joined = fc.join_predictions(table, reqs, answers, key="id", prediction="prediction")
+    by_id = fc.row_answers(reqs, answers, key="id", prediction="prediction")
+    joined = join_answers(table, by_id, "id")
     assert joined["id"].tolist() == ["r0", "r1"]
     assert pd.isna(joined.loc[0, "prediction"]) and joined.loc[1, "prediction"] == "target"
     assert "row_id" not in joined.columns and "prediction_role" not in joined.columns
-    default = fc.join_predictions(table.rename(columns={"id": "row_id"}), reqs, answers)
+    default = join_answers(
+        table.rename(columns={"id": "row_id"}), fc.row_answers(reqs, answers), "row_id"
+    )
     assert default["prediction_role"].tolist()[1] == "target"
     with pytest.raises(pd.errors.MergeError):
-        fc.join_predictions(pd.concat([table, table]), reqs, answers, key="id")
+        join_answers(pd.concat([table, table]), by_id, "id")
+
+
+def test_a_tables_own_prediction_columns_give_way_to_the_runs_answers() -> None:
+    """Data that is an earlier run's predictions file already has the answer columns: the
+    join replaces them (kept beside, pandas would name both ``prediction_role_x``/``_y``)."""
+    reqs = [_req("target_first"), _req("distractor_first")]
+    answers = {TF: _resp(TF, choice="A"), DF: _resp(DF, choice="B")}
+    table = pd.DataFrame(
+        {"row_id": ["r0", "r1"], "prediction_role": ["distractor", "distractor"], "x": [1, 2]}
+    )
+    joined = join_answers(table, fc.row_answers(reqs, answers), "row_id")
+    assert [c for c in joined.columns if c.endswith(("_x", "_y"))] == []
+    assert (
+        pd.isna(joined.loc[0, "prediction_role"]) and joined.loc[1, "prediction_role"] == "target"
+    )
+    assert joined["x"].tolist() == [1, 2]
 
 
 def test_cloze_requests_are_joined_by_the_cloze_combination() -> None:
     opts = (Option("target", " лікар", "target"), Option("distractor", " медсестра", "distractor"))
     req = Request("r1|cloze", "cloze", "ctx", opts, "r1", "i1", "cloze")
     answers = {"r1|cloze": _resp("r1|cloze", option_logprobs=(-5.0, -1.0))}
-    joined = fc.join_predictions(pd.DataFrame({"row_id": ["r1"]}), [req], answers)
+    joined = join_answers(
+        pd.DataFrame({"row_id": ["r1"]}), fc.row_answers([req], answers), "row_id"
+    )
     assert joined.loc[0, "prediction_role"] == "distractor"
     assert joined.loc[0, "answer_cloze"] == "logprobs -5.0000 -1.0000"
 
@@ -391,9 +413,8 @@ def test_the_orders_and_the_join_s_names_are_keyword_only() -> None:
     reqs, answers = [_req("target_first")], {TF: _resp(TF, choice="A")}
     with pytest.raises(TypeError):
         fc.combine_orders(reqs, answers, ["target_first"])  # type: ignore[misc]
-    table = pd.DataFrame({"row_id": ["r1"]})
     with pytest.raises(TypeError):
-        fc.join_predictions(table, reqs, answers, "row_id")  # type: ignore[misc]
+        fc.row_answers(reqs, answers, "row_id")  # type: ignore[misc]
 
 
 def test_roles_agree_by_value_not_by_object() -> None:

@@ -7,7 +7,7 @@ clusters are compared with it by CoNLL metrics and by the pronoun's link, in
 :mod:`winoscope.scoring.coref`; this module builds the requests and turns responses into
 predicted clusters.
 
-The standard columns written by :func:`attach_predictions` and read by
+The standard columns written by :func:`coref_answers` and read by
 :func:`winoscope.scoring.coref.score_frame`:
 ``doc_text``, ``gold_clusters``, ``pronoun_span``, ``target_span``, ``distractor_span`` (JSON
 lists of character offsets; a span is ``[start, end]``; ``null`` where an entity does not occur,
@@ -201,15 +201,16 @@ def with_gold(table: pd.DataFrame, items: Sequence[CorefItem]) -> pd.DataFrame:
     return pd.concat([out, gold_frame(items)], axis=1)
 
 
-def attach_predictions(
-    table: pd.DataFrame,
+def coref_answers(
     items: Sequence[CorefItem],
     requests: Sequence[Request],
     responses: Mapping[str, Response],
+    *,
+    key: str = "row_id",
 ) -> pd.DataFrame:
-    """The dataset table (whose rows ``items`` were built from, in order) with the standard
-    gold columns, ``predicted_clusters`` and ``response_status`` added (see
-    :func:`response_status`)."""
+    """Each gold document's standard gold columns, ``predicted_clusters`` and
+    ``response_status`` (see :func:`response_status`), named in ``key`` by its ``doc_id``
+    (the dataset's column the documents were built from)."""
     by_id = {r.row_id: r for r in requests}
     predicted, status = [], []
     for it in items:
@@ -218,7 +219,8 @@ def attach_predictions(
         clusters = response_clusters(it, req, resp)
         predicted.append(json.dumps([[list(m) for m in c] for c in clusters]))
         status.append(response_status(resp))
-    out = with_gold(table, items)
+    out = gold_frame(items)
+    out.insert(0, key, [it.doc_id for it in items])
     return out.assign(predicted_clusters=predicted, response_status=status)
 
 

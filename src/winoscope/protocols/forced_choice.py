@@ -233,25 +233,23 @@ def apply_failed_policy(
     return table, count
 
 
-def join_predictions(
-    table: pd.DataFrame,
+def row_answers(
     requests: Sequence[Request],
     responses: Mapping[str, Response],
     *,
     key: str = "row_id",
     prediction: str = "prediction_role",
 ) -> pd.DataFrame:
-    """The dataset table with each row's combined answer joined on ``key`` (one to one).
-
-    ``key`` names the table column that holds the requests' ``row_id``; ``prediction`` names
-    the column the family's scorer reads (``prediction_role``, or ``prediction`` for NLI).
-    Cloze requests (one per row, no option order) are combined by ``protocols.cloze``.
+    """Each row's combined answer, one per requests' ``row_id``, in the column ``key`` (the
+    dataset's column holding it); ``prediction`` names the column the family's scorer reads
+    (``prediction_role``, or ``prediction`` for NLI). Cloze requests (one per row, no option
+    order) are combined by ``protocols.cloze``. The rows meet them in
+    :func:`winoscope.tasks.base.join_answers`.
     """
     combine = cloze.combine if cloze.is_cloze(requests) else combine_orders
-    combined = combine(requests, responses).rename(
+    return combine(requests, responses).rename(
         columns={"row_id": key, "prediction_role": prediction}
     )
-    return table.merge(combined, on=key, how="left", validate="one_to_one")
 
 
 LOW_LETTER_MASS = 0.5

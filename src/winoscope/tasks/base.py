@@ -30,7 +30,19 @@ from ..scoring.base import ScoreResult
 from ..scoring.options import ScorerOption
 
 Template = PromptTemplate | ClozeTemplate
-Predict = Callable[[Dataset, Sequence[Request], Mapping[str, Response]], pd.DataFrame]
+Answers = Callable[[Dataset, Sequence[Request], Mapping[str, Response]], pd.DataFrame]
+
+
+def join_answers(table: pd.DataFrame, answers: pd.DataFrame, key: str) -> pd.DataFrame:
+    """The dataset's rows with their answers: ``answers`` (one row per dataset row at most,
+    by ``key``) joined on, every row kept (a row without an answer gets missing values).
+
+    The one place where a protocol's answers meet the rows. A column both have (data that is
+    itself an earlier run's predictions file, with its ``prediction_role``) is this run's: the
+    table's copy is dropped rather than kept beside it under another name.
+    """
+    stale = [c for c in answers.columns if c != key and c in table.columns]
+    return table.drop(columns=stale).merge(answers, on=key, how="left", validate="one_to_one")
 
 
 def template_kind(template: Template | None) -> str:
@@ -51,22 +63,31 @@ class ProtocolBinding:
     ``build_requests(ds, template)`` makes the requests, ``template`` is the default one and
     ``template_kind`` the kind of the templates it takes (by default the default's kind, see
     :func:`template_kind`); ``predict(ds, requests, responses)`` joins the answers back to the
-    rows and returns the table with ``prediction_column`` (what the scorer reads) added.
+    rows and returns the table with ``prediction_column`` (what the scorer reads) added:
+    ``answers(ds, requests, responses)`` gives each row's answer columns by ``key`` (the
+    dataset's column the requests' ``row_id`` names), and :func:`join_answers` joins them.
     ``asks`` is the protocol a backend must answer for these requests when it is not the
     binding's own name (a published scoring method, such as
     ``counterbalanced_ab_mean_token_logprob_v1``, asks ``mean_token_logprob``).
     """
 
     build_requests: Callable[[Dataset, Any], list[Request]]
-    predict: Predict
+    answers: Answers
     template: Template | None = None
     template_kind: str = ""
     prediction_column: str = "prediction_role"
     asks: str = ""
+    key: str = "row_id"
 
     def __post_init__(self) -> None:
         if not self.template_kind:
             object.__setattr__(self, "template_kind", template_kind(self.template))
+
+    def predict(
+        self, ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
+    ) -> pd.DataFrame:
+        """The dataset's rows with their answers joined (:func:`join_answers`)."""
+        return join_answers(ds.table, self.answers(ds, requests, responses), self.key)
 
     def answered_by(self, name: str) -> str:
         """The backend protocol the binding called ``name`` needs."""

@@ -22,7 +22,7 @@ from ..errors import TaskError
 from ..languages import UnknownLanguageError, get_language
 from ..protocols import cloze
 from ..protocols.choice_rows import Wording, candidates, choice_rows
-from ..protocols.forced_choice import PromptTemplate, build_requests, join_predictions
+from ..protocols.forced_choice import PromptTemplate, build_requests, row_answers
 from ..records import Item, Mention, Request, Response
 from .base import DatasetAccess, ProtocolBinding
 
@@ -99,12 +99,12 @@ def choice_protocols(
         bare = candidates(its, rows.cloze_wording) if rows.cloze_wording is not None else None
         return cloze.build_requests(choice_rows(its, rows.wording, roles=rows.roles), tmpl, bare)
 
-    def predict(
+    def answers(
         ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
     ) -> pd.DataFrame:
-        return join_predictions(ds.table, requests, responses, key=rows.key)
+        return row_answers(requests, responses, key=rows.key)
 
-    bindings = {"forced_choice": ProtocolBinding(forced_choice, predict, template)}
+    bindings = {"forced_choice": ProtocolBinding(forced_choice, answers, template, key=rows.key)}
     if cloze_template is not None:
-        bindings["cloze"] = ProtocolBinding(cloze_requests, predict, cloze_template)
+        bindings["cloze"] = ProtocolBinding(cloze_requests, answers, cloze_template, key=rows.key)
     return bindings

@@ -50,25 +50,25 @@ def resolver_data(access: DatasetAccess, documents: Documents) -> DatasetAccess:
 
 
 def coref_protocols(
-    documents: Documents, items: Callable[[Dataset], list[Item]]
+    documents: Documents, items: Callable[[Dataset], list[Item]], *, key: str = "row_id"
 ) -> dict[str, ProtocolBinding]:
     """The resolver-protocol binding: ``documents(table, source)`` are the gold documents,
-    ``items(ds)`` the typed annotations each request carries (by row id)."""
+    ``items(ds)`` the typed annotations each request carries (by row id); a document's
+    ``doc_id`` is its row's ``key``."""
 
     def requests_for(ds: Dataset, template: PromptTemplate) -> list[Request]:
         annotations = {it.row_id: it for it in items(ds)}
         return coref.build_requests(documents(ds.table, ds.source.location), annotations)
 
-    def predict(
+    def answers(
         ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
     ) -> pd.DataFrame:
-        return coref.attach_predictions(ds.table, documents(ds.table), requests, responses)
+        return coref.coref_answers(documents(ds.table), requests, responses, key=key)
 
-    return {
-        "coref": ProtocolBinding(
-            requests_for, predict, RESOLVER_INPUT, prediction_column="predicted_clusters"
-        )
-    }
+    binding = ProtocolBinding(
+        requests_for, answers, RESOLVER_INPUT, prediction_column="predicted_clusters", key=key
+    )
+    return {"coref": binding}
 
 
 def resolver_demo(rank: int) -> Demo:

@@ -46,24 +46,22 @@ def method_names() -> list[str]:
     return [*names, V1]
 
 
-def _join(ds: Dataset, combined: pd.DataFrame) -> pd.DataFrame:
-    """The rows with each one's combined answer (``row_id`` of the requests is ``item_id``)."""
-    combined = combined.rename(columns={"row_id": "item_id"})
-    table = ds.table.drop(columns=[c for c in combined.columns if c != "item_id" and c in ds.table])
-    return table.merge(combined, on="item_id", how="left", validate="one_to_one")
+def _by_item(combined: pd.DataFrame) -> pd.DataFrame:
+    """Each item's combined answer (``row_id`` of the requests is ``item_id``)."""
+    return combined.rename(columns={"row_id": "item_id"})
 
 
 def _choice_predict(
     ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
 ) -> pd.DataFrame:
     combined = combine_orders(requests, responses, orders=[f"order{k}" for k in range(3)])
-    return _join(ds, combined)
+    return _by_item(combined)
 
 
 def _sequence_predict(
     ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
 ) -> pd.DataFrame:
-    return _join(ds, asking.combine_scores(requests, responses))
+    return _by_item(asking.combine_scores(requests, responses))
 
 
 def bindings(adaptation: BBQ) -> dict[str, ProtocolBinding]:
@@ -74,7 +72,7 @@ def bindings(adaptation: BBQ) -> dict[str, ProtocolBinding]:
     def choice(ds: Dataset, t: PromptTemplate) -> list[Request]:
         return asking.choice_requests(ds.table, lang, t)
 
-    out = {"forced_choice": ProtocolBinding(choice, _choice_predict, tmpl)}
+    out = {"forced_choice": ProtocolBinding(choice, _choice_predict, tmpl, key="item_id")}
     for name in method_names():
         orders = asking.FIXED if "_fixed_" in name else asking.CYCLIC
         fmt = next(f for f in FORMATS if f"_{f}_" in name)
@@ -82,7 +80,9 @@ def bindings(adaptation: BBQ) -> dict[str, ProtocolBinding]:
         def build(ds: Dataset, t: PromptTemplate, _o: Any = orders, _f: str = fmt) -> list[Request]:
             return asking.sequence_requests(ds.table, lang, t, _o, _f)
 
-        out[name] = ProtocolBinding(build, _sequence_predict, tmpl, asks=SEQUENCE_PROTOCOL)
+        out[name] = ProtocolBinding(
+            build, _sequence_predict, tmpl, asks=SEQUENCE_PROTOCOL, key="item_id"
+        )
     return out
 
 

@@ -96,8 +96,7 @@ def stereoset_task(name: str, data: StereoSet, *, description: str, register: bo
     def predict(
         ds: Dataset, reqs: Sequence[Request], responses: Mapping[str, Response]
     ) -> pd.DataFrame:
-        scores = item_scores(reqs, responses)
-        return ds.table.merge(scores, on="row_id", how="left", validate="one_to_one")
+        return item_scores(reqs, responses)
 
     binding = ProtocolBinding(
         requests, predict, SENTENCES_ONLY, prediction_column="prediction", asks=SEQUENCE_PROTOCOL

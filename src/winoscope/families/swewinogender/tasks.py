@@ -51,7 +51,7 @@ from ...protocols.forced_choice import (
     PromptTemplate,
     build_requests,
     from_wording,
-    join_predictions,
+    row_answers,
 )
 from ...records import Item, Mention, Option, Request, Response
 from ...tasks.base import DatasetAccess, Demo, ProtocolBinding, Task, task
@@ -165,7 +165,7 @@ def nli_requests(ds: Dataset, template: PromptTemplate) -> list[Request]:
 def nli_predict(
     ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
 ) -> pd.DataFrame:
-    return join_predictions(ds.table, requests, responses, prediction="prediction")
+    return row_answers(requests, responses, prediction="prediction")
 
 
 def _nli_load(source: str | Path | None = None, **kwargs: Any) -> Dataset:
@@ -314,7 +314,7 @@ def resolution_cloze_requests(ds: Dataset, template: cloze.ClozeTemplate) -> lis
 def resolution_predict(
     ds: Dataset, requests: Sequence[Request], responses: Mapping[str, Response]
 ) -> pd.DataFrame:
-    return join_predictions(ds.table, requests, responses)
+    return row_answers(requests, responses)
 
 
 RESOLUTION_TASK = task(

@@ -111,7 +111,7 @@ def predict(
     out["score_margin"] = (out["mean_logprob_A"] - out["mean_logprob_B"]).abs()
     out["failed_requests"] = frame["failed_requests"]
     out["scoring_method"] = METHOD
-    return ds.table.merge(out, on="row_id", how="left", validate="one_to_one")
+    return out
 
 
 BINDING = ProtocolBinding(build_requests, predict, TEMPLATE, asks=SEQUENCE_PROTOCOL)

@@ -153,10 +153,10 @@ def request_errors(
 def letter_credit(
     table: pd.DataFrame, requests: Sequence[Request], responses: Mapping[str, Response]
 ) -> pd.DataFrame:
-    """``table`` with each row's letter means and token counts, ``prediction_role`` (the
+    """Each row's letter means and token counts (by ``row_id``), ``prediction_role`` (the
     higher letter's candidate, ``tie`` on exact equality, NA without an answer), ``tie`` and
-    ``credit``: 1 for the gold candidate alone on top, 1/2 for a tie (the gold is always one
-    of the two tied), else 0, as the evaluator counts it."""
+    ``credit``: 1 for the gold candidate (``table``'s ``gold_role``) alone on top, 1/2 for a
+    tie (the gold is always one of the two tied), else 0, as the evaluator counts it."""
     frame = combine_sequences(requests, responses)
     if frame.empty:
         raise TaskError("no request to join")
@@ -167,17 +167,19 @@ def letter_credit(
         out[f"tokens_{letter}"] = frame[f"tokens_{ORDER}_{letter}"].astype("Int64")
     out["failed_requests"] = frame["failed_requests"]
     out["error"] = out["row_id"].map(request_errors(requests, responses))
-    joined = table.merge(out, on="row_id", how="left", validate="one_to_one")
+    gold = out["row_id"].map(
+        dict(zip(table["row_id"], table["gold_role"].astype(str), strict=True))
+    )
     # plain numpy booleans: comparisons with a missing answer stay False (pandas' nullable
     # values are ambiguous in boolean context at its floor version)
-    pred = joined["prediction_role"].astype("string").fillna("")
-    answered = joined["prediction_role"].notna().to_numpy(dtype=bool)
+    pred = out["prediction_role"].astype("string").fillna("")
+    answered = out["prediction_role"].notna().to_numpy(dtype=bool)
     tie = pred.eq(TIE).to_numpy(dtype=bool) & answered
-    right = pred.eq(joined["gold_role"].astype("string").fillna("")).to_numpy(dtype=bool) & answered
-    joined["tie"] = pd.array(tie, dtype="boolean")
-    joined.loc[~answered, "tie"] = pd.NA
-    joined["credit"] = np.where(answered, right * 1.0 + 0.5 * tie, np.nan)
-    return joined
+    right = pred.eq(gold.astype("string").fillna("")).to_numpy(dtype=bool) & answered
+    out["tie"] = pd.array(tie, dtype="boolean")
+    out.loc[~answered, "tie"] = pd.NA
+    out["credit"] = np.where(answered, right * 1.0 + 0.5 * tie, np.nan)
+    return out
 
 
 def controlled_task(name: str, data: Controlled, *, description: str) -> Task:

@@ -107,7 +107,7 @@ def _predict(
         records.append(row)
     out = pd.DataFrame.from_records(records)
     out["order_consistent"] = out["order_consistent"].astype("boolean")
-    return ds.table.merge(out, on="row_key", how="left", validate="one_to_one")
+    return out
 
 
 def binding(form: str, template: PromptTemplate, language: str = "uk") -> ProtocolBinding:
@@ -122,4 +122,4 @@ def binding(form: str, template: PromptTemplate, language: str = "uk") -> Protoc
             )
         return _requests(ds, form, language)
 
-    return ProtocolBinding(build, _predict, template, asks=SEQUENCE_PROTOCOL)
+    return ProtocolBinding(build, _predict, template, asks=SEQUENCE_PROTOCOL, key="row_key")

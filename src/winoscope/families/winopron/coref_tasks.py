@@ -216,7 +216,7 @@ def _winopron_task() -> Task:
     t = Task(
         "winopron-uk/coref",
         data=resolver_data(DatasetAccess.of(wp), winopron_items),
-        protocols=coref_protocols(winopron_items, _typed),
+        protocols=coref_protocols(winopron_items, _typed, key="row_key"),
         scorer=winopron_score,
         metrics=("double_conll_f1", "single_conll_f1", *WINOPRON_BASE, WINOPRON_GAP[0]),
         demo=resolver_demo(6),
