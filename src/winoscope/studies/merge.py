@@ -51,7 +51,10 @@ def merge_sweep(
     )
 
     loaded = dict(runs) if runs is not None else {k: load_run_dir(p) for k, p in dirs.items()}
-    table = point_table(tasks, values, reference, loaded, dirs, n_boot=n_boot, seed=seed)
+    failed_diffs: dict[tuple[str, Any], str] = {}
+    table = point_table(
+        tasks, values, reference, loaded, dirs, n_boot=n_boot, seed=seed, no_difference=failed_diffs
+    )
     present = [v for v in values if all((t, v) in loaded for t in tasks)]
     util, source = utility_table(
         tasks if utility_task is None else [utility_task], present, loaded, supplied
@@ -74,6 +77,7 @@ def merge_sweep(
             "reference_reason": settings["reference_reason"],
             "degenerate": degenerate_points(table, reference),
             "sample_banner": sample_banner(loaded.values()),
+            "no_difference": {f"{t} {key}={v}": why for (t, v), why in failed_diffs.items()},
             **(extra or {}),
         },
         out=out,

@@ -1,0 +1,107 @@
+"""`winoscope sweep` on hostile inputs: requests that failed at some points, checkpoint and
+adapter folders that give one value twice, and utility files that are empty, undecodable or
+carry bad rows: each a clear exit status and message, never a traceback or a silent pick."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import subprocess
+import sys
+import threading
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+import winoscope as winoscope_package
+
+ANSWER = {
+    "id": "1",
+    "object": "chat.completion",
+    "model": "m",
+    "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "A"}, "finish_reason": "stop"}
+    ],
+    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+}
+
+
+class _Disjoint(http.server.BaseHTTPRequestHandler):
+    """Model ``x`` is answered on prompts of even checksum, ``y`` on the odd ones (HTTP 500
+    otherwise): a row answered at one point is never answered at the other."""
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _send(self, code: int, payload: Any) -> None:
+        body = json.dumps(payload).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        self._send(200, {"data": [{"id": "x"}, {"id": "y"}]})
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        parity = zlib.crc32(json.dumps(body["messages"]).encode()) % 2
+        if parity != (body["model"] == "y"):
+            return self._send(500, {"error": {"message": "boom"}})
+        self._send(200, ANSWER)
+
+
+@contextmanager
+def disjoint_server() -> Iterator[str]:
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Disjoint)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}/v1"
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def winoscope(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    env["OPENAI_API_KEY"] = "x"
+    here = str(Path(winoscope_package.__file__).parents[1])  # this tree's code, from any cwd
+    env["PYTHONPATH"] = os.pathsep.join([here, *filter(None, [env.get("PYTHONPATH")])])
+    cmd = [sys.executable, "-m", "winoscope.cli", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
+
+
+def test_requests_failed_at_some_points_exit_3_with_the_page_written(tmp_path: Path) -> None:
+    """No row answered at both points: the sweep still writes its page (the point's metrics,
+    empty differences and why), keeps every run directory and exits 3 naming the points;
+    it is not a scorer "without bootstrap replicates" (exit 2, no page)."""
+    with disjoint_server() as url:
+        proc = winoscope(
+            "sweep", "winobias-uk", "-p", "0=openai:x", "-p", "1=openai:y",
+            "-M", f"base_url={url}", "-M", "max_retries=0", "--bootstrap", "20", "-q",
+            "--out", "so", cwd=tmp_path,
+        )  # fmt: skip
+    assert proc.returncode == 3, proc.stderr
+    assert "Traceback" not in proc.stderr and "bootstrap replicates" not in proc.stderr
+    assert "requests failed" in proc.stderr
+    assert "winobias-uk alpha=0" in proc.stderr and "winobias-uk alpha=1" in proc.stderr
+    assert "no row was answered in both runs" in proc.stderr
+    out = tmp_path / "so"
+    for v in (0, 1):
+        assert (out / "winobias-uk" / f"alpha={v}" / "manifest.json").is_file()
+    meta = json.loads((out / "sweep.json").read_text())
+    assert meta["points"] == [0, 1]
+    why = meta["settings"]["no_difference"]["winobias-uk alpha=1"]
+    assert why.startswith("no row was answered in both runs")
+    tidy = pd.read_csv(out / "sweep.csv")
+    point = tidy[tidy["point"] == 1]
+    assert not point.empty and point["value"].notna().any() and point["diff"].isna().all()
+    assert "No paired change at alpha = 1: no row was answered" in (out / "sweep.md").read_text()
+    assert "no paired change at alpha = 1" in (out / "sweep.html").read_text()
