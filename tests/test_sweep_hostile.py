@@ -17,8 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pytest
+from typer.testing import CliRunner
 
 import winoscope as winoscope_package
+from winoscope.cli import app
+from winoscope.errors import TaskError
+from winoscope.studies import load_study, plan_cells
+from winoscope.studies.points import adapter_folder_points
 
 ANSWER = {
     "id": "1",
@@ -105,3 +111,55 @@ def test_requests_failed_at_some_points_exit_3_with_the_page_written(tmp_path: P
     assert not point.empty and point["value"].notna().any() and point["diff"].isna().all()
     assert "No paired change at alpha = 1: no row was answered" in (out / "sweep.md").read_text()
     assert "no paired change at alpha = 1" in (out / "sweep.html").read_text()
+
+
+def _folders(root: Path, names: tuple[str, ...], config: str) -> Path:
+    for name in names:
+        (root / name).mkdir(parents=True)
+        (root / name / config).write_text('{"r": 8}', encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize(
+    "names", [("checkpoint-1", "checkpoint_1"), ("checkpoint_1", "checkpoint-01")]
+)
+def test_two_checkpoint_folders_of_one_value_are_refused_naming_both(
+    tmp_path: Path, names: tuple[str, str]
+) -> None:
+    """Not one point from whichever folder sorts last: the sweep, a study's checkpoints and
+    the folder reader all refuse, naming both folders."""
+    folder = _folders(tmp_path / "ck", names, "config.json")
+    result = CliRunner().invoke(
+        app, ["sweep", "winobias-uk", "--checkpoints", str(folder), "--out", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 2, result.output
+    said = " ".join(result.output.split())
+    assert all(str(folder / n) in said for n in names) and "both give the value 1" in said
+    study = tmp_path / "s.toml"
+    study.write_text('name = "s"\ntasks = ["winobias-uk"]\n[[models]]\nname = "c"\n'
+                     'checkpoints = "ck"\n', encoding="utf-8")  # fmt: skip
+    with pytest.raises(TaskError, match="both give the value 1"):
+        plan_cells(load_study(study))
+
+
+def test_two_adapter_folders_of_one_value_are_refused_naming_both(tmp_path: Path) -> None:
+    folder = _folders(tmp_path / "ad", ("5", "checkpoint-5", "lora"), "adapter_config.json")
+    with pytest.raises(TaskError, match="both give the value 5") as err:
+        adapter_folder_points(folder, "hf:base", {})
+    assert str(folder / "5") in str(err.value) and str(folder / "checkpoint-5") in str(err.value)
+    result = CliRunner().invoke(
+        app,
+        [
+            "sweep",
+            "winobias-uk",
+            "--adapters",
+            str(folder),
+            "--base",
+            "hf:base",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+    )
+    assert result.exit_code == 2 and "both give the value 5" in result.output
+    (folder / "5" / "adapter_config.json").unlink()
+    assert list(adapter_folder_points(folder, "hf:base", {})) == ["0", "5", "lora"]
