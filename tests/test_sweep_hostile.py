@@ -163,3 +163,30 @@ def test_two_adapter_folders_of_one_value_are_refused_naming_both(tmp_path: Path
     assert result.exit_code == 2 and "both give the value 5" in result.output
     (folder / "5" / "adapter_config.json").unlink()
     assert list(adapter_folder_points(folder, "hf:base", {})) == ["0", "5", "lora"]
+
+
+def _sweep_with_utility(tmp_path: Path, utility: Path) -> Any:
+    args = ["sweep", "winobias-uk", "-p", "0=baseline:first", "-p", "1=baseline:random",
+            "--utility", str(utility), "--out", str(tmp_path / "out"), "--bootstrap", "10", "-q"]  # fmt: skip
+    return CliRunner().invoke(app, args)
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"", ": the file is empty"),
+        ("point,utility\n0,0.5\n1,0.6\n".encode("utf-16"), ", line 1: not UTF-8 text: byte 0xff"),
+        (b"point,utility,ci_low\n0,0.5,x\n1,0.6,0.5\n", ", row 2, field 'ci_low': expected a number, got 'x'"),
+        (b"point,utility,ci_high\n0,0.5,0.7\n1,0.6,hi\n", ", row 3, field 'ci_high': expected a number, got 'hi'"),
+    ],
+)  # fmt: skip
+def test_an_unreadable_utility_file_is_one_line_naming_the_file(
+    tmp_path: Path, content: bytes, said: str
+) -> None:
+    """Not pandas' EmptyDataError, a UnicodeDecodeError or a float() ValueError traceback."""
+    utility = tmp_path / "u.csv"
+    utility.write_bytes(content)
+    result = _sweep_with_utility(tmp_path, utility)
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    assert f"file {utility}{said}" in " ".join(result.output.split())
+    assert not (tmp_path / "out").exists()  # refused before any point runs
