@@ -190,3 +190,47 @@ def test_an_unreadable_utility_file_is_one_line_naming_the_file(
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
     assert f"file {utility}{said}" in " ".join(result.output.split())
     assert not (tmp_path / "out").exists()  # refused before any point runs
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"point,utility\n0,0.5\n1,0.6\n1.0,0.9\n",
+         ", row 4, field 'point': point '1.0' is the value of row 3 again"),
+        (b"point,utility\n0,\n1,0.6\n", ", row 2, field 'utility': an empty cell; give a number"),
+        (b"point,utility\n0,nan\n1,0.6\n", ", row 2, field 'utility': expected a number"),
+        (b"point,utility\n0,0.5\n,0.6\n1,0.6\n", ", row 3, field 'point': an empty point"),
+    ],
+)  # fmt: skip
+def test_bad_utility_rows_are_refused_not_picked_or_written_as_nan(
+    tmp_path: Path, content: bytes, said: str
+) -> None:
+    """A value given twice (1 and 1.0 are one value) is not "the last row wins", and an empty
+    utility is not a NaN on the page."""
+    utility = tmp_path / "u.csv"
+    utility.write_bytes(content)
+    result = _sweep_with_utility(tmp_path, utility)
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    assert f"file {utility}{said}" in " ".join(result.output.split())
+    assert not (tmp_path / "out").exists()
+
+
+def test_utility_numbers_given_twice_in_a_mapping_are_refused(tmp_path: Path) -> None:
+    points = {0: "baseline:first", 1: "baseline:random"}
+    with pytest.raises(TaskError, match=r"utility gives points 1 and '1\.0', one value"):
+        winoscope_package.sweep(
+            "winobias-uk", points, utility={0: 0.5, 1: 0.6, "1.0": 0.9}, out=tmp_path / "o"
+        )
+
+
+def test_an_empty_interval_bound_is_no_interval(tmp_path: Path) -> None:
+    utility = tmp_path / "u.csv"
+    utility.write_text("point,utility,ci_low,ci_high\n0,0.5,,\n1,0.6,0.5,0.7\n", encoding="utf-8")
+    points = {0: "baseline:first", 1: "baseline:random"}
+    s = winoscope_package.sweep(
+        "winobias-uk", points, utility=utility, out=tmp_path / "o", n_boot=10
+    )
+    assert list(s.utility["utility"]) == [0.5, 0.6] and s.utility["ci_low"].isna().tolist() == [
+        True,
+        False,
+    ]

@@ -73,6 +73,10 @@ def _cell_number(record: Mapping[str, Any], field: str, path: Path, row: int) ->
 
     if field not in record:
         return math.nan
+    if not str(record[field]).strip():
+        if field != "utility":  # an interval bound left empty: none given
+            return math.nan
+        raise DatasetError("an empty cell; give a number", file=str(path), row=row, field=field)
     try:
         return float(record[field])
     except (TypeError, ValueError):
@@ -87,7 +91,16 @@ def _utility_numbers(
     """Per-point numbers the user supplies: a mapping, or a CSV (``point``/``KEY``,
     ``utility``, optional ``ci_low``/``ci_high``)."""
     if isinstance(utility, Mapping):
-        raw = {tag_value(k) if isinstance(k, str) else k: v for k, v in utility.items()}
+        raw: dict[Any, Any] = {}
+        keys: dict[Any, Any] = {}
+        for k, v in utility.items():
+            typed = tag_value(k) if isinstance(k, str) else k
+            if typed in raw:
+                raise TaskError(
+                    f"sweep: utility gives points {keys[typed]!r} and {k!r}, one value; give "
+                    "each once"
+                )
+            raw[typed], keys[typed] = v, k
         source = "given per point"
     elif isinstance(utility, str | Path) and (
         str(utility).endswith(".csv") or Path(str(utility)).is_file()
@@ -107,9 +120,31 @@ def _utility_numbers(
                     f"expected columns point (or {key}) and utility", file=str(path), field=need
                 )
         raw = {}
+        rows: dict[Any, int] = {}  # value -> the row that gave it
         for i, r in enumerate(frame.to_dict("records"), start=2):
+            if not str(r[col]).strip():
+                raise DatasetError(
+                    "an empty point; give its value", file=str(path), row=i, field=col
+                )
+            value = tag_value(str(r[col]))
+            if value in rows:  # 1 and 1.0 are one value, as everywhere in a sweep
+                raise DatasetError(
+                    f"point {r[col]!r} is the value of row {rows[value]} again; give each "
+                    "point once",
+                    file=str(path),
+                    row=i,
+                    field=col,
+                )
+            rows[value] = i
             numbers = [_cell_number(r, f, path, i) for f in ("utility", "ci_low", "ci_high")]
-            raw[tag_value(str(r[col]))] = (numbers[0], numbers[1], numbers[2])
+            if not math.isfinite(numbers[0]):
+                raise DatasetError(
+                    f"expected a number, got {r['utility']!r}",
+                    file=str(path),
+                    row=i,
+                    field="utility",
+                )
+            raw[value] = (numbers[0], numbers[1], numbers[2])
         source = str(path)
     else:
         return None
