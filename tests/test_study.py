@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -137,6 +138,9 @@ def test_the_plan_has_one_job_per_model_and_a_run_directory_per_cell(tmp_path: P
     cell = jobs[0].cells[0]
     cell.run_dir.mkdir(parents=True)
     (cell.run_dir / "study-cell.json").write_text(json.dumps(cell.identity))
+    assert not cell.finished()  # a marker without a run that answered and has metrics
+    (cell.run_dir / "manifest.json").write_text('{"outcome": {"success": true}}')
+    (cell.run_dir / "metrics.csv").write_text("metric,value\npro_accuracy,0.5\n")
     assert cell.finished() and "8 cells, 7 to run" in plan_text(study)[1]
     changed = plan_cells(dataclasses.replace(study, n_boot=50))[0].cells[0]
     assert not changed.finished()  # another setting: the cell runs again
@@ -389,3 +393,55 @@ def test_a_plugin_backends_declared_options_check_a_studys_model_args(tmp_path: 
     finally:
         BACKENDS.remove("optdemo")
         BACKEND_OPTIONS.pop("optdemo", None)
+
+
+def _answering_study(tmp_path: Path, url: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in [k for k in os.environ if "proxy" in k.lower()]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("OPENAI_API_KEY", "x")
+    path = tmp_path / "s.toml"
+    path.write_text(
+        'name = "s"\ntasks = ["winobias-uk"]\nbootstrap = 20\nlimit = 1\n[[models]]\nname = "m"\n'
+        f'spec = "openai:stub"\nmodel_args = {{base_url = "{url}", max_retries = 0}}\n'
+    )
+    return path
+
+
+def test_a_cell_whose_requests_failed_stays_unfinished_and_its_rerun_asks_only_those(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cell with failed requests exits 3 and is not finished (it was marked finished, exit 0,
+    and never asked again); one without metrics is left out of the merge (it broke every merge);
+    the rerun asks only what failed and finishes the cell."""
+    from winoscope.testing.openai_server import StubBehaviour, serve_in_thread
+
+    beh = StubBehaviour(faults=("500",), poison=("",))  # every request fails
+    with serve_in_thread(beh) as srv:
+        path = _answering_study(tmp_path, srv.url, monkeypatch)
+        cell = tmp_path / "s-study" / "runs" / "m" / "winobias-uk" / "alpha=0"
+        got = CliRunner().invoke(app, ["study", "run", str(path)])
+        assert got.exit_code == 3, got.output
+        assert "cell failed: m alpha=0 winobias-uk: TaskError:" in got.output
+        assert "0 of 1 cells finished" in got.output and "1 cells unfinished" in got.output
+        merged = CliRunner().invoke(app, ["study", "merge", str(path)])
+        assert merged.exit_code == 2 and "none of the 1 cells is finished" in merged.output
+
+        beh.poison = ("дизайнерк",)  # some requests fail
+        got = CliRunner().invoke(app, ["study", "run", str(path)])
+        assert got.exit_code == 3, got.output
+        outcome = json.loads((cell / "manifest.json").read_text())["outcome"]
+        assert 0 < outcome["failed"] < outcome["requests"]
+        assert f"{outcome['failed']} of {outcome['requests']} requests failed" in got.output
+        report = json.loads((tmp_path / "s-study" / "jobs" / "m.json").read_text())
+        assert report["done"] == [] and len(report["failed"]) == 1
+        plan = CliRunner().invoke(app, ["study", "plan", str(path)])
+        assert "[to run]" in plan.output and "[finished]" not in plan.output
+
+        beh.faults, beh.poison = (), ()
+        asked = len(srv.calls)
+        got = CliRunner().invoke(app, ["study", "run", str(path)])
+        assert got.exit_code == 0, got.output
+        assert len(srv.calls) - asked == outcome["failed"]
+    plan = CliRunner().invoke(app, ["study", "plan", str(path)])
+    assert "[finished]" in plan.output
+    assert (tmp_path / "s-study" / "sweeps" / "m" / "sweep.csv").is_file()
