@@ -445,3 +445,39 @@ def test_a_cell_whose_requests_failed_stays_unfinished_and_its_rerun_asks_only_t
     plan = CliRunner().invoke(app, ["study", "plan", str(path)])
     assert "[finished]" in plan.output
     assert (tmp_path / "s-study" / "sweeps" / "m" / "sweep.csv").is_file()
+
+
+@pytest.mark.parametrize(
+    ("lines", "key", "what"),
+    [
+        (
+            'templates = ["ta/x.txt", "tb/x.txt"]\n[[models]]\nname = "m"\nspec = "baseline:random"\n',
+            "templates[1]",
+            "the templates ta/x.txt and tb/x.txt",
+        ),
+        (
+            '[[models]]\nname = "m"\npoints = {"a b" = "baseline:random", "a_b" = "baseline:first"}\n',
+            "models[0].points",
+            "the values 'a b' and 'a_b'",
+        ),
+    ],
+)
+def test_two_cells_sharing_a_run_folder_are_refused_before_any_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: str, key: str, what: str
+) -> None:
+    """A template file's name or a value made into a folder name can come out the same for two
+    cells; the plan accepted them and the run failed with exit 3 on every rerun."""
+    from winoscope.prompt_templates import get
+
+    monkeypatch.chdir(tmp_path)
+    text = get("uk-plain-v1").template.text
+    for folder, body in (("ta", text), ("tb", text.replace("Відповідь:", "Відповідь (A чи B):"))):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "x.txt").write_text(body, encoding="utf-8")
+    path = tmp_path / "s.toml"
+    path.write_text(f'name = "s"\ntasks = ["winobias-uk"]\nbootstrap = 20\n{lines}')
+    for command in ("plan", "run"):
+        got = CliRunner().invoke(app, ["study", command, str(path)])
+        assert got.exit_code == 2, got.output
+        assert f"s.toml: {key}: {what} share one run folder" in " ".join(got.output.split())
+    assert not (tmp_path / "s-study" / "runs").exists()
