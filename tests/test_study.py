@@ -365,7 +365,9 @@ def test_a_studys_seed_reaches_the_backend_it_makes_as_runs_does(tmp_path: Path)
     alone = winoscope.run("winobias-uk", "baseline:random", seed=7, n_boot=50, out=tmp_path / "r")
     study_predictions = pd.read_csv(cell / "predictions.csv")
     run_predictions = pd.read_csv(tmp_path / "r" / "predictions.csv")
-    assert study_predictions["prediction_role"].tolist() == run_predictions["prediction_role"].tolist()
+    assert (
+        study_predictions["prediction_role"].tolist() == run_predictions["prediction_role"].tolist()
+    )
     pd.testing.assert_frame_equal(pd.read_csv(cell / "metrics.csv"), alone.metrics)
 
 
@@ -481,3 +483,45 @@ def test_two_cells_sharing_a_run_folder_are_refused_before_any_job(
         assert got.exit_code == 2, got.output
         assert f"s.toml: {key}: {what} share one run folder" in " ".join(got.output.split())
     assert not (tmp_path / "s-study" / "runs").exists()
+
+
+def test_a_cell_whose_model_spec_changed_replaces_its_own_run_folder_only(tmp_path: Path) -> None:
+    """The study owns its cells' folders: a changed point runs again into its folder (every
+    rerun was refused, exit 3, and study run has no --overwrite), a folder the study did not
+    mark is still refused, and a sweep whose reference is unfinished keeps no stale page."""
+    path = tmp_path / "s.toml"
+    study = (
+        'name = "s"\ntasks = ["winobias-uk"]\nbootstrap = 20\nlimit = 1\n[[models]]\nname = "m1"\n'
+    )
+    path.write_text(study + 'points = {0 = "baseline:random", 1 = "baseline:first"}\n')
+    runs, sweep = (
+        tmp_path / "s-study" / "runs" / "m1" / "winobias-uk",
+        tmp_path / "s-study" / "sweeps" / "m1",
+    )
+    got = CliRunner().invoke(app, ["study", "run", str(path)])
+    assert got.exit_code == 0, got.output
+    assert (sweep / "sweep.csv").is_file() and (sweep / "plots").is_dir()
+
+    path.write_text(study + 'points = {0 = "baseline:random", 1 = "baseline:stereotype"}\n')
+    got = CliRunner().invoke(app, ["study", "run", str(path)])
+    assert got.exit_code == 0, got.output
+    assert "2 of 2 cells finished in 1 jobs (1 run now)" in got.output
+    manifest = json.loads((runs / "alpha=1" / "manifest.json").read_text())
+    assert "stereotype" in json.dumps(manifest["model"])
+
+    path.write_text(study + 'points = {0 = "baseline:first", 1 = "baseline:stereotype"}\n')
+    merged = CliRunner().invoke(app, ["study", "merge", str(path)])
+    assert merged.exit_code == 0, merged.output
+    assert sweep.is_dir() and not [p.name for p in sweep.iterdir()]  # the reference is unfinished
+    assert "merged 1 of 2 cells: 0 sweep pages" in merged.output
+    got = CliRunner().invoke(app, ["study", "run", str(path)])
+    assert got.exit_code == 0, got.output
+    assert (sweep / "sweep.csv").is_file()
+    summary = json.loads((tmp_path / "s-study" / "study.json").read_text())
+    assert summary["merged"]["sweeps"] == [str(sweep)] and summary["merged"]["removed"] == []
+
+    (runs / "alpha=1" / "study-cell.json").unlink()  # not a cell the study marked
+    path.write_text(study + 'points = {0 = "baseline:first", 1 = "baseline:random"}\n')
+    got = CliRunner().invoke(app, ["study", "run", str(path)])
+    assert got.exit_code == 3
+    assert "refusing to overwrite it" in " ".join(got.output.split())

@@ -77,6 +77,17 @@ class Cell:
             return False
         return same and run_problem(self.run_dir) is None
 
+    def replaces(self) -> bool:
+        """The run directory holds this study's cell with another identity (its marker has the
+        identity's keys, with other values): a changed setting or model spec, so the cell's run
+        replaces the folder's. A folder without such a marker is never replaced."""
+        try:
+            marker = json.loads((self.run_dir / MARKER).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        ours = self.identity is not None and isinstance(marker, dict)
+        return ours and set(marker) == set(self.identity or {}) and marker != self.identity
+
 
 def run_problem(run_dir: Path) -> str | None:
     """Why the run in ``run_dir`` cannot count as a finished cell (some of its requests failed,

@@ -82,6 +82,7 @@ def _run_cell(study: Study, cell: Cell, backend: Any) -> dict[str, Any]:
         "scorer_options": task.scorer_options,
         "template": cell.template,
         "limit": study.limit,
+        "overwrite": cell.replaces(),  # this study's cell with another identity
     }
     if task.data is not None:
         settings["data"] = task.data
