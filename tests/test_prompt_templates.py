@@ -129,3 +129,42 @@ def test_every_builtin_template_renders_for_every_task(name: str, shared_data: P
 def test_coref_tasks_have_no_templates_to_vary() -> None:
     with pytest.raises(TaskError, match="no prompt templates to vary"):
         reg.builtin_for(TASKS.get("winobias-uk/coref"))
+
+
+@pytest.mark.parametrize("kind", ["choice", "cloze", "nli"])
+def test_a_template_file_not_in_utf8_is_one_clear_error(tmp_path: Path, kind: str) -> None:
+    """A Latin-1 file is not a UnicodeDecodeError traceback: the file and its line, as for a
+    data or study file; through --template, --templates DIR and a study's templates."""
+    from typer.testing import CliRunner
+
+    from winoscope.cli import app
+    from winoscope.errors import DatasetError
+    from winoscope.studies import StudyFileError, load_study
+    from winoscope.studies.checks import check_study
+
+    bad = tmp_path / "t" / "bad.txt"
+    bad.parent.mkdir()
+    bad.write_bytes("{sentence}\nSch\xf6n {option_a} {option_b}\n".encode("latin-1"))
+    with pytest.raises(DatasetError, match="line 2: not UTF-8 text: byte 0xf6") as err:
+        reg.resolve(str(bad), kind)
+    assert err.value.file == str(bad)
+    if kind != "choice":
+        return
+    out = str(tmp_path / "run")
+    for given in (["--template", str(bad)], ["--templates", str(bad.parent)]):
+        args = ["run", "winobias-uk", "--model", "baseline:first", "--out", out, "-q", *given]
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+        said = " ".join(result.output.split())
+        assert f"file {bad}, line 2: not UTF-8 text" in said, said
+    study = tmp_path / "s.toml"
+    study.write_text(
+        f'name = "s"\ntasks = ["winobias-uk"]\ntemplates = ["{bad}"]\n'
+        '[[models]]\nname = "b"\nspec = "baseline:first"\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(
+        StudyFileError,
+        match=r"templates\[0\]: for task winobias-uk: file .*bad\.txt, line 2: not UTF-8",
+    ):
+        check_study(load_study(study))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -137,6 +138,9 @@ def test_the_plan_has_one_job_per_model_and_a_run_directory_per_cell(tmp_path: P
     cell = jobs[0].cells[0]
     cell.run_dir.mkdir(parents=True)
     (cell.run_dir / "study-cell.json").write_text(json.dumps(cell.identity))
+    assert not cell.finished()  # a marker without a run that answered and has metrics
+    (cell.run_dir / "manifest.json").write_text('{"outcome": {"success": true}}')
+    (cell.run_dir / "metrics.csv").write_text("metric,value\npro_accuracy,0.5\n")
     assert cell.finished() and "8 cells, 7 to run" in plan_text(study)[1]
     changed = plan_cells(dataclasses.replace(study, n_boot=50))[0].cells[0]
     assert not changed.finished()  # another setting: the cell runs again
@@ -361,7 +365,9 @@ def test_a_studys_seed_reaches_the_backend_it_makes_as_runs_does(tmp_path: Path)
     alone = winoscope.run("winobias-uk", "baseline:random", seed=7, n_boot=50, out=tmp_path / "r")
     study_predictions = pd.read_csv(cell / "predictions.csv")
     run_predictions = pd.read_csv(tmp_path / "r" / "predictions.csv")
-    assert study_predictions["prediction_role"].tolist() == run_predictions["prediction_role"].tolist()
+    assert (
+        study_predictions["prediction_role"].tolist() == run_predictions["prediction_role"].tolist()
+    )
     pd.testing.assert_frame_equal(pd.read_csv(cell / "metrics.csv"), alone.metrics)
 
 
@@ -389,3 +395,133 @@ def test_a_plugin_backends_declared_options_check_a_studys_model_args(tmp_path: 
     finally:
         BACKENDS.remove("optdemo")
         BACKEND_OPTIONS.pop("optdemo", None)
+
+
+def _answering_study(tmp_path: Path, url: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in [k for k in os.environ if "proxy" in k.lower()]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("OPENAI_API_KEY", "x")
+    path = tmp_path / "s.toml"
+    path.write_text(
+        'name = "s"\ntasks = ["winobias-uk"]\nbootstrap = 20\nlimit = 1\n[[models]]\nname = "m"\n'
+        f'spec = "openai:stub"\nmodel_args = {{base_url = "{url}", max_retries = 0}}\n'
+    )
+    return path
+
+
+def test_a_cell_whose_requests_failed_stays_unfinished_and_its_rerun_asks_only_those(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cell with failed requests exits 3 and is not finished (it was marked finished, exit 0,
+    and never asked again); one without metrics is left out of the merge (it broke every merge);
+    the rerun asks only what failed and finishes the cell."""
+    from winoscope.testing.openai_server import StubBehaviour, serve_in_thread
+
+    beh = StubBehaviour(faults=("500",), poison=("",))  # every request fails
+    with serve_in_thread(beh) as srv:
+        path = _answering_study(tmp_path, srv.url, monkeypatch)
+        cell = tmp_path / "s-study" / "runs" / "m" / "winobias-uk" / "alpha=0"
+        got = CliRunner().invoke(app, ["study", "run", str(path)])
+        assert got.exit_code == 3, got.output
+        assert "cell failed: m alpha=0 winobias-uk: TaskError:" in got.output
+        assert "0 of 1 cells finished" in got.output and "1 cells unfinished" in got.output
+        merged = CliRunner().invoke(app, ["study", "merge", str(path)])
+        assert merged.exit_code == 2 and "none of the 1 cells is finished" in merged.output
+
+        beh.poison = ("дизайнерк",)  # some requests fail
+        got = CliRunner().invoke(app, ["study", "run", str(path)])
+        assert got.exit_code == 3, got.output
+        outcome = json.loads((cell / "manifest.json").read_text())["outcome"]
+        assert 0 < outcome["failed"] < outcome["requests"]
+        assert f"{outcome['failed']} of {outcome['requests']} requests failed" in got.output
+        report = json.loads((tmp_path / "s-study" / "jobs" / "m.json").read_text())
+        assert report["done"] == [] and len(report["failed"]) == 1
+        plan = CliRunner().invoke(app, ["study", "plan", str(path)])
+        assert "[to run]" in plan.output and "[finished]" not in plan.output
+
+        beh.faults, beh.poison = (), ()
+        asked = len(srv.calls)
+        got = CliRunner().invoke(app, ["study", "run", str(path)])
+        assert got.exit_code == 0, got.output
+        assert len(srv.calls) - asked == outcome["failed"]
+    plan = CliRunner().invoke(app, ["study", "plan", str(path)])
+    assert "[finished]" in plan.output
+    assert (tmp_path / "s-study" / "sweeps" / "m" / "sweep.csv").is_file()
+
+
+@pytest.mark.parametrize(
+    ("lines", "key", "what"),
+    [
+        (
+            'templates = ["ta/x.txt", "tb/x.txt"]\n[[models]]\nname = "m"\nspec = "baseline:random"\n',
+            "templates[1]",
+            "the templates ta/x.txt and tb/x.txt",
+        ),
+        (
+            '[[models]]\nname = "m"\npoints = {"a b" = "baseline:random", "a_b" = "baseline:first"}\n',
+            "models[0].points",
+            "the values 'a b' and 'a_b'",
+        ),
+    ],
+)
+def test_two_cells_sharing_a_run_folder_are_refused_before_any_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: str, key: str, what: str
+) -> None:
+    """A template file's name or a value made into a folder name can come out the same for two
+    cells; the plan accepted them and the run failed with exit 3 on every rerun."""
+    from winoscope.prompt_templates import get
+
+    monkeypatch.chdir(tmp_path)
+    text = get("uk-plain-v1").template.text
+    for folder, body in (("ta", text), ("tb", text.replace("Відповідь:", "Відповідь (A чи B):"))):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "x.txt").write_text(body, encoding="utf-8")
+    path = tmp_path / "s.toml"
+    path.write_text(f'name = "s"\ntasks = ["winobias-uk"]\nbootstrap = 20\n{lines}')
+    for command in ("plan", "run"):
+        got = CliRunner().invoke(app, ["study", command, str(path)])
+        assert got.exit_code == 2, got.output
+        assert f"s.toml: {key}: {what} share one run folder" in " ".join(got.output.split())
+    assert not (tmp_path / "s-study" / "runs").exists()
+
+
+def test_a_cell_whose_model_spec_changed_replaces_its_own_run_folder_only(tmp_path: Path) -> None:
+    """The study owns its cells' folders: a changed point runs again into its folder (every
+    rerun was refused, exit 3, and study run has no --overwrite), a folder the study did not
+    mark is still refused, and a sweep whose reference is unfinished keeps no stale page."""
+    path = tmp_path / "s.toml"
+    study = (
+        'name = "s"\ntasks = ["winobias-uk"]\nbootstrap = 20\nlimit = 1\n[[models]]\nname = "m1"\n'
+    )
+    path.write_text(study + 'points = {0 = "baseline:random", 1 = "baseline:first"}\n')
+    runs, sweep = (
+        tmp_path / "s-study" / "runs" / "m1" / "winobias-uk",
+        tmp_path / "s-study" / "sweeps" / "m1",
+    )
+    got = CliRunner().invoke(app, ["study", "run", str(path)])
+    assert got.exit_code == 0, got.output
+    assert (sweep / "sweep.csv").is_file() and (sweep / "plots").is_dir()
+
+    path.write_text(study + 'points = {0 = "baseline:random", 1 = "baseline:stereotype"}\n')
+    got = CliRunner().invoke(app, ["study", "run", str(path)])
+    assert got.exit_code == 0, got.output
+    assert "2 of 2 cells finished in 1 jobs (1 run now)" in got.output
+    manifest = json.loads((runs / "alpha=1" / "manifest.json").read_text())
+    assert "stereotype" in json.dumps(manifest["model"])
+
+    path.write_text(study + 'points = {0 = "baseline:first", 1 = "baseline:stereotype"}\n')
+    merged = CliRunner().invoke(app, ["study", "merge", str(path)])
+    assert merged.exit_code == 0, merged.output
+    assert sweep.is_dir() and not [p.name for p in sweep.iterdir()]  # the reference is unfinished
+    assert "merged 1 of 2 cells: 0 sweep pages" in merged.output
+    got = CliRunner().invoke(app, ["study", "run", str(path)])
+    assert got.exit_code == 0, got.output
+    assert (sweep / "sweep.csv").is_file()
+    summary = json.loads((tmp_path / "s-study" / "study.json").read_text())
+    assert summary["merged"]["sweeps"] == [str(sweep)] and summary["merged"]["removed"] == []
+
+    (runs / "alpha=1" / "study-cell.json").unlink()  # not a cell the study marked
+    path.write_text(study + 'points = {0 = "baseline:first", 1 = "baseline:random"}\n')
+    got = CliRunner().invoke(app, ["study", "run", str(path)])
+    assert got.exit_code == 3
+    assert "refusing to overwrite it" in " ".join(got.output.split())

@@ -3,6 +3,7 @@ clear line instead of a traceback."""
 
 from __future__ import annotations
 
+import os
 import re
 
 #: characters of a value a message quotes at most (a 5-million-character cell is not echoed)
@@ -91,6 +92,16 @@ class RequestsFailed(WinoscopeError):
 
 class ScoringError(WinoscopeError):
     """Predictions cannot be scored (missing columns, unknown labels, mismatched rows)."""
+
+
+def read_utf8(path: str | os.PathLike[str]) -> str:
+    """A text file's contents; a file that is not UTF-8 is :func:`not_utf8`'s error."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise not_utf8(os.fspath(path), data) from None
 
 
 def not_utf8(path: str, data: bytes | None = None) -> DatasetError:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import TaskError
+from .errors import TaskError, read_utf8
 from .languages import LANGUAGES, Wording
 from .protocols.cloze import ClozeTemplate, cloze_from_wording
 from .protocols.forced_choice import PromptTemplate, from_wording
@@ -220,7 +220,7 @@ def resolve(
     if kind == "cloze":
         return ClozeTemplate.load(value)
     if kind == "nli":  # PromptTemplate.load's reading, with the NLI placeholders allowed
-        body, name = (path.read_text(encoding="utf-8"), path.name) if is_file else (text, "custom")
+        body, name = (read_utf8(path), path.name) if is_file else (text, "custom")
         return PromptTemplate(body, name=name, allowed=NLI_PLACEHOLDERS)
     return PromptTemplate.load(value)
 

@@ -888,7 +888,7 @@ def test_a_scorer_without_replicates_or_with_other_draws_is_refused(
     a = _write(tmp_path, "a", _predictions(PRED_A))
     b = _write(tmp_path, "b", _predictions(PRED_B))
     stand_in.replicates = False
-    with pytest.raises(TaskError, match="task stand-in: its scorer does not report bootstrap"):
+    with pytest.raises(TaskError, match="task stand-in: no bootstrap replicates on the"):
         diff(a, b)
     stand_in.replicates = True
     stand_in.extra_draw_on = 2

@@ -210,8 +210,14 @@ def sweep(
         warn_degenerate(rr.record, strict, label=f"{task} {result.key}={value}")
         for (task, value), rr in result.runs.items()
     ]
+    for label, why in (result.settings.get("no_difference") or {}).items():
+        err_console.print(f"[yellow]no paired change[/] at {label}: {why}", highlight=False)
     if failed:
-        err_console.print(f"[red]requests failed[/] in {', '.join(failed)}", highlight=False)
+        err_console.print(
+            f"[red]requests failed[/] in {', '.join(failed)} (their run directories say which); "
+            "rerun the same command to ask them again",
+            highlight=False,
+        )
         raise typer.Exit(3)
     if any(degenerate):
         raise typer.Exit(1)

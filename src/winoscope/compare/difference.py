@@ -232,6 +232,12 @@ def diff(
             )
     ans_a, ans_b = answered_rows(pa, col), answered_rows(pb, col)
     both = ans_a & ans_b
+    if not both.any():
+        raise TaskError(
+            f"no row was answered in both runs ({int(ans_a.sum())} of {len(pa)} answered in "
+            f"{a.path}, {int(ans_b.sum())} in {b.path}), so no paired difference can be "
+            "computed; rerun the runs whose requests failed"
+        )
     pa, pb = pa.copy(), pb.copy()
     pa[col] = pa[col].where(both, None)
     pb[col] = pb[col].where(both, None)
@@ -240,10 +246,11 @@ def diff(
     res_a = task.scorer(ta, n_boot=n_boot, seed=seed, source=str(a.path))
     res_b = task.scorer(tb, n_boot=n_boot, seed=seed if paired else seed + 1, source=str(b.path))
     reps_a, reps_b = res_a.replicates, res_b.replicates
-    if not reps_a.rows:
+    if not reps_a.rows or not reps_b.rows:
         raise TaskError(
-            f"task {task.name}: its scorer does not report bootstrap replicates, so no paired "
-            "interval can be computed"
+            f"task {task.name}: no bootstrap replicates on the {int(both.sum())} row(s) both "
+            "runs answered (its scorer reports none, or none of those rows could be "
+            "resampled), so no paired interval can be computed"
         )
     if paired and reps_a.draws != reps_b.draws:
         raise ScoringError(

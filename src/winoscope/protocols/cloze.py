@@ -33,7 +33,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import TaskError
+from ..errors import TaskError, read_utf8
 from ..languages import Language, Wording, get_language
 from ..records import Option, Request, Response
 from .answers import INVALID
@@ -109,7 +109,7 @@ class ClozeTemplate:
         """A template from a file path (.txt, .tmpl, .prompt), or the literal template text."""
         p = Path(value)
         if p.suffix in {".txt", ".tmpl", ".prompt"} and p.is_file():
-            return cls(p.read_text(encoding="utf-8").rstrip("\n"), name=name or p.name)
+            return cls(read_utf8(p).rstrip("\n"), name=name or p.name)
         return cls(str(value), name=name or "custom-cloze")
 
 

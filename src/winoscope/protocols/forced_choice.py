@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import TaskError
+from ..errors import TaskError, read_utf8
 from ..languages import Language, Wording, get_language
 from ..records import Option, Request, Response
 from . import cloze
@@ -72,7 +72,7 @@ class PromptTemplate:
         """A template from a file path, or the literal template text."""
         p = Path(value)
         if p.suffix in {".txt", ".tmpl", ".prompt"} and p.is_file():
-            return cls(p.read_text(encoding="utf-8"), name=name or p.name)
+            return cls(read_utf8(p), name=name or p.name)
         return cls(str(value), name=name or "custom")
 
 

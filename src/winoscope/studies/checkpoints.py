@@ -9,9 +9,23 @@ import re
 from pathlib import Path
 
 from ..errors import TaskError
+from ..tags import tag_value
 
 #: a trainer's checkpoint folder; the number is the point's value
 CHECKPOINT_DIR = re.compile(r"checkpoint[-_](\d+)$")
+
+
+def _add(found: dict[str, Path], value: str, child: Path, where: str, folder: Path) -> None:
+    """``found[value] = child``, refusing a folder whose value another already gives
+    (``checkpoint-1`` and ``checkpoint_1``, ``5`` and ``checkpoint-5``: 1 and 01 are one value
+    too) rather than keeping one of them silently."""
+    same = [p for v, p in found.items() if tag_value(v) == tag_value(value)]
+    if same:
+        raise TaskError(
+            f"{where} {folder}: {same[0]} and {child} both give the value "
+            f"{tag_value(value)!r}; keep one of them (rename or move the other)"
+        )
+    found[value] = child
 
 
 def checkpoint_models(folder: Path, where: str, adapters_hint: str) -> dict[str, Path]:
@@ -26,7 +40,7 @@ def checkpoint_models(folder: Path, where: str, adapters_hint: str) -> dict[str,
         if not (m and child.is_dir()):
             continue
         if (child / "config.json").is_file():
-            found[m.group(1)] = child
+            _add(found, m.group(1), child, where, folder)
         elif (child / "adapter_config.json").is_file():
             raise TaskError(f"{where} {folder}: {child.name} holds a PEFT adapter; {adapters_hint}")
     if not found:
@@ -48,7 +62,7 @@ def adapter_dirs(folder: Path, where: str = "--adapters") -> dict[str, Path]:
     for child in sorted(folder.iterdir()):
         if child.is_dir() and (child / "adapter_config.json").is_file():
             m = CHECKPOINT_DIR.search(child.name)
-            found[m.group(1) if m else child.name] = child
+            _add(found, m.group(1) if m else child.name, child, where, folder)
     if not found:
         raise TaskError(f"{where} {folder}: no folder with an adapter_config.json in it")
     if "0" in found:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..errors import WinoscopeError
+from .grid import Cell
 from .load import StudyFileError
 from .spec import ModelSpec, Study
 
@@ -69,6 +70,37 @@ def check_study(study: Study) -> None:
     options = backend_options()
     for i, m in enumerate(study.models):
         _check_model(study, m, f"models[{i}]", options)
+    _check_run_dirs(study)
+
+
+def _check_run_dirs(study: Study) -> None:
+    """Two cells never share a run directory: a template file's name, a value or a task name
+    made into a folder name can come out the same for two of them (``ta/x.txt`` and
+    ``tb/x.txt``; ``"a b"`` and ``"a_b"``), and the second cell's run would be refused there
+    on every rerun."""
+    from .cells import plan_cells
+
+    seen: dict[Path, Cell] = {}
+    for i, job in enumerate(plan_cells(study)):
+        for cell in job.cells:
+            first = seen.setdefault(cell.run_dir, cell)
+            if first is cell:
+                continue
+            if first.template != cell.template:
+                key = f"templates[{study.templates.index(cell.template)}]"
+                what = f"the templates {first.template} and {cell.template}"
+            elif first.value != cell.value:
+                key = f"models[{i}].{job.model.kind}"
+                what = f"the values {first.value!r} and {cell.value!r}"
+            else:
+                key = f"tasks[{[t.name for t in study.tasks].index(cell.task)}]"
+                what = f"the tasks {first.task} and {cell.task}"
+            raise _fail(
+                study,
+                key,
+                f"{what} share one run folder ({cell.run_dir}): cells {first.label} and "
+                f"{cell.label}; rename one",
+            )
 
 
 def _local(text: str) -> bool:

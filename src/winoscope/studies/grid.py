@@ -67,13 +67,49 @@ class Cell:
         return f"{model}{self.key}={self.value} {self.task_name}{t}"
 
     def finished(self) -> bool:
+        """The marker describes this cell and its run can be merged (:func:`run_problem`)."""
         marker = self.run_dir / MARKER
         if self.identity is None or not marker.is_file():
             return False
         try:
-            return bool(json.loads(marker.read_text(encoding="utf-8")) == self.identity)
+            same = json.loads(marker.read_text(encoding="utf-8")) == self.identity
         except (OSError, ValueError):
             return False
+        return same and run_problem(self.run_dir) is None
+
+    def replaces(self) -> bool:
+        """The run directory holds this study's cell with another identity (its marker has the
+        identity's keys, with other values): a changed setting or model spec, so the cell's run
+        replaces the folder's. A folder without such a marker is never replaced."""
+        try:
+            marker = json.loads((self.run_dir / MARKER).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        ours = self.identity is not None and isinstance(marker, dict)
+        return ours and set(marker) == set(self.identity or {}) and marker != self.identity
+
+
+def run_problem(run_dir: Path) -> str | None:
+    """Why the run in ``run_dir`` cannot count as a finished cell (some of its requests failed,
+    or it has no metrics), None when it can. Such a cell runs again, asking only what its store
+    does not hold, and is left out of the merged pages."""
+    try:
+        manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+        outcome = manifest.get("outcome") or {}
+    except (OSError, ValueError, AttributeError):
+        return "its manifest.json cannot be read"
+    if outcome.get("success") is False:
+        return (
+            f"{outcome.get('failed')} of {outcome.get('requests')} requests failed "
+            f"(failed share {outcome.get('failed_share')})"
+        )
+    try:
+        with (run_dir / "metrics.csv").open(encoding="utf-8") as table:
+            next(table, None)  # the header
+            rows = any(line.strip() for line in table)
+    except OSError:
+        rows = False
+    return None if rows else "its metrics table has no data rows"
 
 
 def run_cells(

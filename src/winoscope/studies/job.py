@@ -22,7 +22,7 @@ from typing import Any
 
 from ..jsonio import write_atomic
 from .cells import Job, cell_tags, plan_cells
-from .grid import MARKER, Cell, run_cells
+from .grid import MARKER, Cell, run_cells, run_problem
 from .load import load_study
 from .points import Point, adapter_points
 from .spec import Study
@@ -82,12 +82,18 @@ def _run_cell(study: Study, cell: Cell, backend: Any) -> dict[str, Any]:
         "scorer_options": task.scorer_options,
         "template": cell.template,
         "limit": study.limit,
+        "overwrite": cell.replaces(),  # this study's cell with another identity
     }
     if task.data is not None:
         settings["data"] = task.data
     started = time.time()
     rr = run(RunConfig(task.name, backend, **settings))
     write_atomic(cell.run_dir / MARKER, json.dumps(cell.identity, indent=2))
+    problem = run_problem(cell.run_dir)
+    if problem is not None:  # reported as the cell's failure; the rerun asks again
+        from ..errors import TaskError
+
+        raise TaskError(f"{problem}: the cell stays unfinished; rerun to ask again")
     return {
         "cell": cell.label,
         "run_dir": str(cell.run_dir),

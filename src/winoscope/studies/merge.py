@@ -51,7 +51,10 @@ def merge_sweep(
     )
 
     loaded = dict(runs) if runs is not None else {k: load_run_dir(p) for k, p in dirs.items()}
-    table = point_table(tasks, values, reference, loaded, dirs, n_boot=n_boot, seed=seed)
+    failed_diffs: dict[tuple[str, Any], str] = {}
+    table = point_table(
+        tasks, values, reference, loaded, dirs, n_boot=n_boot, seed=seed, no_difference=failed_diffs
+    )
     present = [v for v in values if all((t, v) in loaded for t in tasks)]
     util, source = utility_table(
         tasks if utility_task is None else [utility_task], present, loaded, supplied
@@ -74,6 +77,7 @@ def merge_sweep(
             "reference_reason": settings["reference_reason"],
             "degenerate": degenerate_points(table, reference),
             "sample_banner": sample_banner(loaded.values()),
+            "no_difference": {f"{t} {key}={v}": why for (t, v), why in failed_diffs.items()},
             **(extra or {}),
         },
         out=out,
@@ -111,6 +115,23 @@ def study_sweep(study: Study, job: Job, template: str | None, out: Path) -> Swee
     )
 
 
+#: what :func:`~winoscope.report.sweep_page.write_sweep` writes into a sweep's folder
+SWEEP_PAGE = ("sweep.csv", "utility.csv", "sweep.json", "sweep.md", "sweep.tex", "sweep.html")
+
+
+def _remove_sweep_page(out: Path) -> bool:
+    """Remove the sweep page an earlier merge wrote in ``out`` (its reference is unfinished
+    now), so no page outlives the cells it came from; True when there was one."""
+    import shutil
+
+    if not (out / "sweep.json").is_file():
+        return False
+    for name in SWEEP_PAGE:
+        (out / name).unlink(missing_ok=True)
+    shutil.rmtree(out / "plots", ignore_errors=True)
+    return True
+
+
 def merge_study(study: Study, jobs: list[Job]) -> dict[str, Any]:
     """Write ``OUT/sweeps/<model>[/template=T]/``, ``OUT/leaderboard/`` and
     ``OUT/comparison/`` from every finished cell; return what was written."""
@@ -120,7 +141,12 @@ def merge_study(study: Study, jobs: list[Job]) -> dict[str, Any]:
 
     check_out_folder(study.out, option=f"{study.source}: out")
     started = time.time()
-    written: dict[str, Any] = {"sweeps": [], "leaderboard": None, "comparison": None}
+    written: dict[str, Any] = {
+        "sweeps": [],
+        "removed": [],
+        "leaderboard": None,
+        "comparison": None,
+    }
     for job in jobs:
         for template in study.templates:
             out = study.out / "sweeps" / job.model.name
@@ -128,6 +154,8 @@ def merge_study(study: Study, jobs: list[Job]) -> dict[str, Any]:
                 out = out / template_dir(template)
             if study_sweep(study, job, template, out) is not None:
                 written["sweeps"].append(str(out))
+            elif _remove_sweep_page(out):
+                written["removed"].append(str(out))
     finished = [c.run_dir for j in jobs for c in j.cells if c.finished()]
     if finished:
         leaderboard(finished, study.out / "leaderboard")

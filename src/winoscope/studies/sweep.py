@@ -32,8 +32,6 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from ..errors import RequestsFailed, TaskError
 from ..results.run import SweepResult
 from ..runs.config import RUN_DEFAULTS, RunConfig
@@ -69,23 +67,52 @@ def _point_values(points: PointSource, values: Sequence[Any] | None) -> list[Any
     return found
 
 
+def _cell_number(record: Mapping[str, Any], field: str, path: Path, row: int) -> float:
+    """A utility file's number in ``field`` (NaN where the optional column is absent)."""
+    from ..errors import DatasetError
+
+    if field not in record:
+        return math.nan
+    if not str(record[field]).strip():
+        if field != "utility":  # an interval bound left empty: none given
+            return math.nan
+        raise DatasetError("an empty cell; give a number", file=str(path), row=row, field=field)
+    try:
+        return float(record[field])
+    except (TypeError, ValueError):
+        raise DatasetError(
+            f"expected a number, got {record[field]!r}", file=str(path), row=row, field=field
+        ) from None
+
+
 def _utility_numbers(
     utility: Any, values: Sequence[Any], key: str
 ) -> tuple[dict[Any, tuple[float, float, float]], str] | None:
     """Per-point numbers the user supplies: a mapping, or a CSV (``point``/``KEY``,
     ``utility``, optional ``ci_low``/``ci_high``)."""
     if isinstance(utility, Mapping):
-        raw = {tag_value(k) if isinstance(k, str) else k: v for k, v in utility.items()}
+        raw: dict[Any, Any] = {}
+        keys: dict[Any, Any] = {}
+        for k, v in utility.items():
+            typed = tag_value(k) if isinstance(k, str) else k
+            if typed in raw:
+                raise TaskError(
+                    f"sweep: utility gives points {keys[typed]!r} and {k!r}, one value; give "
+                    "each once"
+                )
+            raw[typed], keys[typed] = v, k
         source = "given per point"
     elif isinstance(utility, str | Path) and (
         str(utility).endswith(".csv") or Path(str(utility)).is_file()
     ):
+        from ..datasets.sources import read_table
         from ..errors import DatasetError
 
         path = Path(str(utility))
         if not path.is_file():
             raise DatasetError("no such utility file", file=str(path))
-        frame = pd.read_csv(path)
+        # the data files' reader: an empty, undecodable or unparsable file is one clear error
+        frame = read_table(path)
         col = "point" if "point" in frame.columns else key
         for need in (col, "utility"):
             if need not in frame.columns:
@@ -93,19 +120,31 @@ def _utility_numbers(
                     f"expected columns point (or {key}) and utility", file=str(path), field=need
                 )
         raw = {}
+        rows: dict[Any, int] = {}  # value -> the row that gave it
         for i, r in enumerate(frame.to_dict("records"), start=2):
-            try:
-                number = float(r["utility"])
-            except (TypeError, ValueError):
+            if not str(r[col]).strip():
+                raise DatasetError(
+                    "an empty point; give its value", file=str(path), row=i, field=col
+                )
+            value = tag_value(str(r[col]))
+            if value in rows:  # 1 and 1.0 are one value, as everywhere in a sweep
+                raise DatasetError(
+                    f"point {r[col]!r} is the value of row {rows[value]} again; give each "
+                    "point once",
+                    file=str(path),
+                    row=i,
+                    field=col,
+                )
+            rows[value] = i
+            numbers = [_cell_number(r, f, path, i) for f in ("utility", "ci_low", "ci_high")]
+            if not math.isfinite(numbers[0]):
                 raise DatasetError(
                     f"expected a number, got {r['utility']!r}",
                     file=str(path),
                     row=i,
                     field="utility",
-                ) from None
-            lo = float(r.get("ci_low", math.nan)) if "ci_low" in frame.columns else math.nan
-            hi = float(r.get("ci_high", math.nan)) if "ci_high" in frame.columns else math.nan
-            raw[tag_value(str(r[col]))] = (number, lo, hi)
+                )
+            raw[value] = (numbers[0], numbers[1], numbers[2])
         source = str(path)
     else:
         return None

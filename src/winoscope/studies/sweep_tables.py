@@ -100,11 +100,17 @@ def point_table(
     *,
     n_boot: int,
     seed: int,
+    no_difference: dict[tuple[str, Any], str] | None = None,
 ) -> pd.DataFrame:
     """Every task's metric rows at each value it has a run for, each non-reference point
     paired against the reference's run, Holm-adjusted across the points: the table both a
-    sweep run in one process and a study merged from run directories report."""
+    sweep run in one process and a study merged from run directories report.
+
+    A point whose paired difference cannot be computed (no row answered in both runs, say)
+    keeps its metric rows with empty differences; why goes into ``no_difference``
+    ((task, value) -> the reason) when given."""
     from ..compare.difference import diff
+    from ..errors import ScoringError, TaskError
 
     rows: list[dict[str, Any]] = []
     for name in names:
@@ -115,7 +121,12 @@ def point_table(
             rows += metric_rows(name, v, is_ref, runs[(name, v)], dirs[(name, v)])
             if is_ref:
                 continue
-            d = diff(dirs[(name, reference)], dirs[(name, v)], n_boot=n_boot, seed=seed)
+            try:
+                d = diff(dirs[(name, reference)], dirs[(name, v)], n_boot=n_boot, seed=seed)
+            except (TaskError, ScoringError) as exc:
+                if no_difference is not None:
+                    no_difference[(name, v)] = str(exc)
+                continue
             add_differences(rows, name, v, d.table)
     return holm_across_points(pd.DataFrame.from_records(rows, columns=SWEEP_COLUMNS))
 
