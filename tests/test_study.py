@@ -115,6 +115,31 @@ def test_a_toml_and_a_yaml_study_file_read_into_the_same_study(tmp_path: Path) -
     assert toml.slurm.extra == ["--qos=high", "--exclusive"] and toml.slurm.wait == 30.0
 
 
+def test_a_template_file_is_found_beside_the_study_file_from_any_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Paths are relative to the study file: its template files too, whatever the folder the
+    command runs in; a registered template's name stays a name."""
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "x.txt").write_text("{sentence} {pronoun} {a} {b}", encoding="utf-8")
+    path = tmp_path / "s.toml"
+    path.write_text(
+        'tasks = ["winobias-uk"]\ntemplates = ["t/x.txt", "./t/x.txt"]\n'
+        '[[models]]\nname = "m"\nspec = "baseline:random"\n',
+        encoding="utf-8",
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    with pytest.raises(StudyFileError, match=r"templates\[1\]: the template .* given twice"):
+        load_study(path)  # one file under two spellings
+    path.write_text(
+        path.read_text(encoding="utf-8").replace(', "./t/x.txt"', ', "uk-plain-v1"'),
+        encoding="utf-8",
+    )
+    assert load_study(path).templates == [str(tmp_path / "t" / "x.txt"), "uk-plain-v1"]
+
+
 def test_the_plan_has_one_job_per_model_and_a_run_directory_per_cell(tmp_path: Path) -> None:
     study = load_study(grid(tmp_path))
     jobs = plan_cells(study)

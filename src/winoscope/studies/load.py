@@ -147,6 +147,13 @@ class _Reader:
             return f"hf:{self.path(name, key)}"
         return text
 
+    def template(self, value: Any, key: str) -> str:
+        """A template name, or a file: a relative one that exists beside the study file is
+        that file (as a task's data is), else the name or path as given."""
+        text: str = self.typed(value, str, key, "a template name or file")
+        local = self.path(text, key)
+        return str(local) if local.is_file() else text
+
     def value(self, raw: Any, key: str) -> Any:
         try:
             return tag_value(raw)
@@ -284,8 +291,7 @@ def study_from_dict(raw: Mapping[str, Any], file: str | Path) -> Study:
     templates_raw = raw.get("templates", [])
     r.typed(templates_raw, list, "templates", "a list of template names or files")
     templates: list[str | None] = [
-        r.typed(t, str, f"templates[{i}]", "a template name or file")
-        for i, t in enumerate(templates_raw)
+        r.template(t, f"templates[{i}]") for i, t in enumerate(templates_raw)
     ] or [None]
     r.once(templates, "templates", "template")
     key = r.typed(raw.get("key", "alpha"), str, "key", "the swept value's name")
