@@ -152,7 +152,7 @@ def markdown(result: SweepResult) -> str:
                 "describes the answer format, not the model.",
                 "",
             ]
-        for point, why in no_difference(result, task):
+        for point, why in result.no_difference(task):
             out += [f"No paired change at {result.key} = {point}: {why}", ""]
         head = [result.key, *(_label(m) for m in metrics), "utility", "answers"]
         out.append("| " + " | ".join(head) + " |")
@@ -361,17 +361,6 @@ def write_sweep(result: SweepResult, out: Path) -> None:
     write_atomic(out / "sweep.html", render_html(result, figures, out))
 
 
-def no_difference(result: SweepResult, task: str) -> list[tuple[str, str]]:
-    """The task's points whose paired change could not be computed, each with why."""
-    notes = result.settings.get("no_difference") or {}
-    prefix = f"{task} {result.key}="
-    return [
-        (label.removeprefix(prefix), why)
-        for label, why in notes.items()
-        if label.startswith(prefix)
-    ]
-
-
 def reference_text(result: SweepResult) -> str:
     """``checkpoint=0: the base model given with --point beside --checkpoints``."""
     why = result.settings.get("reference_reason") or "the first point given"
@@ -392,14 +381,9 @@ def render_html(result: SweepResult, figures: Sequence[Any], out: Path) -> str:
                 if report is not None and report.exists()
                 else None
             )
-        tasks.append(
-            {
-                "name": task,
-                "metrics": [(m, _label(m)) for m in metrics],
-                "rows": rows,
-                "no_difference": no_difference(result, task),
-            }
-        )
+        named = [(m, _label(m)) for m in metrics]
+        missing = result.no_difference(task)
+        tasks.append({"name": task, "metrics": named, "rows": rows, "no_difference": missing})
     return (
         environment()
         .get_template("sweep.html.j2")

@@ -191,6 +191,12 @@ class SweepResult:
             + ")"
         )
 
+    def no_difference(self, task: str) -> list[tuple[str, str]]:
+        """The task's points whose paired change could not be computed, each with why."""
+        prefix = f"{task} {self.key}="
+        notes = self.settings.get("no_difference") or {}
+        return [(k.removeprefix(prefix), why) for k, why in notes.items() if k.startswith(prefix)]
+
     def to_frame(self) -> pd.DataFrame:
         return self.table.copy()
 

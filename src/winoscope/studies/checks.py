@@ -73,6 +73,14 @@ def check_study(study: Study) -> None:
     _check_run_dirs(study)
 
 
+def _shown(study: Study, template: str | None) -> str:
+    """A template file as the study file names it (relative to its folder), else as given."""
+    path = Path(str(template))
+    if study.source is not None and path.is_relative_to(study.source.parent):
+        return path.relative_to(study.source.parent).as_posix()
+    return str(template)
+
+
 def _check_run_dirs(study: Study) -> None:
     """Two cells never share a run directory: a template file's name, a value or a task name
     made into a folder name can come out the same for two of them (``ta/x.txt`` and
@@ -88,7 +96,7 @@ def _check_run_dirs(study: Study) -> None:
                 continue
             if first.template != cell.template:
                 key = f"templates[{study.templates.index(cell.template)}]"
-                what = f"the templates {first.template} and {cell.template}"
+                what = f"the templates {_shown(study, first.template)} and {_shown(study, cell.template)}"
             elif first.value != cell.value:
                 key = f"models[{i}].{job.model.kind}"
                 what = f"the values {first.value!r} and {cell.value!r}"
