@@ -55,3 +55,41 @@ def test_the_command_line_refuses_in_one_line_and_overwrite_replaces(tmp_path: P
     code, text = cli("run", "winobias-uk", "-m", "baseline:stereotype", "-q", "--bootstrap", "50",
                      "--overwrite", "--out", out)  # fmt: skip
     assert code == 0 and spec(Path(out)) == "baseline:stereotype"
+
+
+def test_score_out_refuses_a_run_and_other_scores_rescoring_the_same_file_works(
+    tmp_path: Path,
+) -> None:
+    """``score --out`` writes metrics.* and validation.json: into a run's folder they would put
+    one run's numbers under another's manifest and report, so it is refused as ``run`` is."""
+    r1, r2, scores = tmp_path / "r1", tmp_path / "r2", tmp_path / "scores"
+    winoscope.run("winobias-uk", "baseline:agreement", out=r1, n_boot=20)
+    winoscope.run("winobias-uk", "baseline:stereotype", out=r2, n_boot=20)
+    before = {n: (r2 / n).read_bytes() for n in ("metrics.csv", "metrics.json", "validation.json")}
+    preds1, preds2 = str(r1 / "predictions.csv"), str(r2 / "predictions.csv")
+    code, text = cli("score", "-p", preds1, "--bootstrap", "20", "--out", str(r2))
+    assert code == 2 and "Traceback" not in text
+    assert text.startswith("error: ") and text.count("\n") == 1
+    assert f"{r2} holds a run of winobias-uk with baseline:stereotype" in text
+    assert "--overwrite" in text and "another --out" in text
+    assert {n: (r2 / n).read_bytes() for n in before} == before  # nothing replaced
+    # the user's own metrics.csv is not replaced either
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "metrics.csv").write_text("mine\n")
+    code, text = cli("score", "-p", preds1, "--bootstrap", "20", "--out", str(own))
+    assert code == 2 and "did not write" in text and (own / "metrics.csv").read_text() == "mine\n"
+    # score's own folder: the same predictions again (other settings) replace its scores ...
+    assert cli("score", "-p", preds1, "--bootstrap", "20", "--out", str(scores))[0] == 0
+    assert cli("score", "-p", preds1, "--bootstrap", "30", "--out", str(scores))[0] == 0
+    assert json.loads((scores / "metrics.json").read_text())["settings"]["n_boot"] == 30
+    # ... other predictions do not
+    code, text = cli("score", "-p", preds2, "--bootstrap", "20", "--out", str(scores))
+    assert code == 2 and "holds the scores of" in text
+    assert json.loads((scores / "metrics.json").read_text())["predictions"] == preds1
+    # --overwrite: the run's manifest and report go, the predictions scored stay
+    code, text = cli("score", "-p", preds2, "--bootstrap", "20", "--overwrite", "--out", str(r2))
+    assert code == 0, text
+    assert not (r2 / "manifest.json").exists() and not (r2 / "report.md").exists()
+    assert (r2 / "predictions.csv").is_file()
+    assert json.loads((r2 / "metrics.json").read_text())["predictions"] == preds2

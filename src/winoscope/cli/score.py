@@ -36,6 +36,15 @@ def score(
     out: Annotated[
         Path | None, typer.Option(help="Write metrics.csv and metrics.json here.")
     ] = None,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            help="Replace what --out holds: a run (its files removed, the predictions file kept) "
+            "or the scores of other predictions (refused without it); scoring the same "
+            "predictions file again replaces its scores either way.",
+        ),
+    ] = False,
     seed: Annotated[int, typer.Option(min=0, help="Bootstrap seed.")] = 0,
     bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap replicates.")] = 2000,
     strict: Annotated[bool, typer.Option("--strict", help=STRICT_HELP)] = False,
@@ -60,9 +69,9 @@ def score(
 
     try:
         if out is not None:  # before the scoring, which may take a while
-            from ..outputs import check_out_folder
+            from ..runs.run_folder import check_score_folder
 
-            check_out_folder(out)
+            check_score_folder(out, task=task, predictions=predictions, overwrite=overwrite)
         result = score_api(
             task,
             predictions,
@@ -92,6 +101,10 @@ def score(
             highlight=False,
         )
     if out is not None:
+        if overwrite:
+            from ..runs.run_folder import remove_run
+
+            remove_run(out, keep=predictions)
         out.mkdir(parents=True, exist_ok=True)
         write_validation_json(out / "validation.json", result.validation, task=task)
         with atomic_path(out / "metrics.csv") as tmp:
@@ -99,6 +112,8 @@ def score(
         write_json(
             out / "metrics.json",
             {
+                "task": task,
+                "predictions": str(predictions),
                 "metrics": result.metrics.to_dict("records"),
                 "tests": result.tests,
                 "counts": result.counts.to_dict("records"),

@@ -15,6 +15,10 @@ A prompt-sensitivity run's folder (:func:`check_sensitivity_folder`) is refused 
 single run, the user's own files, or a prompt-sensitivity run of another task or model: its
 report and tables would replace theirs.
 
+``winoscope score --out`` (:func:`check_score_folder`) writes ``metrics.*`` and
+``validation.json`` only; it is refused where they would replace a run's (its manifest.json)
+or files that are not its own scores of the same predictions file for the same task.
+
 Rerunning the same run resumes (its answers come from the store); ``overwrite=True``
 (``--overwrite``) replaces the folder's run. Settings that only change the scoring (seed,
 bootstrap, scorer options) do not refuse: the answers stay in the store, so the earlier
@@ -204,3 +208,61 @@ def check_sensitivity_folder(
             f"{before['model']}; this run is {now['task']} with {now['model']}: refusing to "
             f"overwrite it. {WAY_OUT[0].upper()}{WAY_OUT[1:]}"
         )
+
+
+#: what ``winoscope score --out`` writes; its metrics.json names the task and the predictions
+SCORE_FILES = ("metrics.csv", "metrics.json", "validation.json")
+
+SCORE_WAY_OUT = "give another --out, or --overwrite to replace it"
+
+
+def check_score_folder(
+    out: str | Path, *, task: str, predictions: Path, overwrite: bool = False
+) -> None:
+    """Refuse (:class:`TaskError`) to write ``winoscope score``'s files into ``out`` where they
+    would replace what score did not write there: a run (its ``manifest.json``, whose report
+    would then show other numbers), or ``metrics.*``/``validation.json`` that are not the
+    scores of the same predictions file for the same task. Scoring the same file again
+    replaces its scores; so does ``overwrite`` any other (:func:`remove_run` then removes a
+    run's files once the scores are ready to be written)."""
+    folder = check_out_folder(out)
+    if overwrite or not folder.is_dir():
+        return
+    run = read_manifest(folder)
+    if run is not None:
+        held = run_identity(str(run.get("task")), run.get("model") or {})
+        raise TaskError(
+            f"{folder} holds a run of {held['task']} with {held['model']} (its manifest.json); "
+            "score would "
+            f"replace its metrics: refusing to overwrite it. {SCORE_WAY_OUT[0].upper()}"
+            f"{SCORE_WAY_OUT[1:]}"
+        )
+    theirs = [n for n in SCORE_FILES if (folder / n).exists()]
+    if not theirs:
+        return
+    try:
+        old = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
+        old_task, old_file = str(old["task"]), Path(str(old["predictions"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        raise TaskError(
+            f"{folder} holds {', '.join(theirs)} that winoscope score did not write, and this "
+            f"score would replace them; {SCORE_WAY_OUT}"
+        ) from None
+    if old_task != task or old_file.resolve() != predictions.resolve():
+        raise TaskError(
+            f"{folder} holds the scores of {old_file} ({old_task}); this score is of "
+            f"{predictions} ({task}): refusing to overwrite it. {SCORE_WAY_OUT[0].upper()}"
+            f"{SCORE_WAY_OUT[1:]}"
+        )
+
+
+def remove_run(out: Path, *, keep: Path) -> None:
+    """Remove the run in ``out`` (its ``manifest.json`` and :data:`RUN_FILES`; ``keep``, the
+    predictions file being scored, stays), so that ``score --out --overwrite`` leaves the
+    scores alone in the folder, not a run's manifest and report beside other numbers."""
+    if not (out / "manifest.json").is_file():
+        return
+    for name in ("manifest.json", *RUN_FILES):
+        path = out / name
+        if path.resolve() != keep.resolve():
+            path.unlink(missing_ok=True)
