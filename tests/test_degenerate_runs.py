@@ -207,3 +207,30 @@ def test_the_checkpoint_sweep_of_the_docs(degenerate_runs: Path, tmp_path: Path)
     assert "Reference: <code>checkpoint=0 (the base model" in (out / "sweep.html").read_text()
     code, text = cli(*args, "--strict")
     assert code == 1 and "warning (winobias-uk checkpoint=0): degenerate run" in text
+
+
+def test_score_warns_of_a_degenerate_file_and_strict_exits_1(tmp_path: Path) -> None:
+    """``score`` applies the rule ``run`` does (the same warning; ``--strict``: exit status 1
+    after writing --out), and a file in which no row has a prediction exits 3 as a run in
+    which no request was answered does."""
+    import pandas as pd
+
+    import winoscope
+
+    winoscope.run("winobias-uk", "baseline:agreement", out=tmp_path / "run", n_boot=20)
+    rows = pd.read_csv(tmp_path / "run" / "predictions.csv", dtype=str, keep_default_na=False)
+    assert cli("score", "-p", str(tmp_path / "run" / "predictions.csv"), "--bootstrap", "20",
+               "--strict")[0] == 0  # fmt: skip
+    invalid, blank = tmp_path / "invalid.csv", tmp_path / "blank.csv"
+    rows.assign(prediction_role="invalid").to_csv(invalid, index=False)
+    rows.assign(prediction_role="").to_csv(blank, index=False)
+    code, text = cli("score", "-p", str(invalid), "--bootstrap", "20")
+    assert code == 0 and "warning: degenerate run: 76 of 76 scored rows (100%)" in text
+    out = tmp_path / "scores"
+    code, text = cli("score", "-p", str(invalid), "--bootstrap", "20", "--strict",
+                     "--out", str(out))  # fmt: skip
+    assert code == 1 and "warning: degenerate run" in text
+    assert f"--strict: a degenerate run is an error; exit status 1 ({out} is written)" in text
+    assert (out / "metrics.json").is_file()
+    code, text = cli("score", "-p", str(blank), "--bootstrap", "20")
+    assert code == 3 and "no row has a prediction (76 without one): the metrics are empty" in text

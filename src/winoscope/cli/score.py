@@ -20,7 +20,13 @@ from .common import (
     out_console,
     parse_scorer_args,
 )
-from .summary import convention_lines, print_run_notes, print_summary, report_validation
+from .summary import (
+    convention_lines,
+    print_run_notes,
+    print_summary,
+    report_validation,
+    warn_degenerate,
+)
 
 
 def score(
@@ -62,10 +68,16 @@ def score(
         ),
     ] = None,
 ) -> None:
-    """Score predictions made elsewhere (the task's validation runs on the rows first)."""
+    """Score predictions made elsewhere (the task's validation runs on the rows first).
+
+    Exit status: 0 success, 1 the data failed validation (or, with --strict, the scores are
+    degenerate: at least half of the scored rows invalid), 2 a usage or configuration error,
+    3 no row has a prediction (--out is still written).
+    """
     from ..datasets.validation import write_validation_json
     from ..jsonio import atomic_path, write_json
     from ..runs.runner import score as score_api
+    from ..scoring.answer_quality import answer_quality
 
     try:
         if out is not None:  # before the scoring, which may take a while
@@ -100,6 +112,8 @@ def score(
             f"(--failed {unanswered['policy']})",
             highlight=False,
         )
+    written = f"{out} is written" if out is not None else ""
+    degenerate_fails = warn_degenerate(answer_quality(result.counts), strict, written=written)
     if out is not None:
         if overwrite:
             from ..runs.run_folder import remove_run
@@ -121,3 +135,14 @@ def score(
             },
         )
         out_console.print(f"wrote {out}", highlight=False)
+    if unanswered.get("rows") and not unanswered.get("answered"):
+        empty = "are empty" if unanswered["policy"] == "exclude" else "score every row as wrong"
+        err_console.print(
+            f"[bold red]no row has a prediction[/] ({unanswered['rows']} without one): the "
+            f"metrics {empty}; exit status 3",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(3)
+    if degenerate_fails:
+        raise typer.Exit(1)

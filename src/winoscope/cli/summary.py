@@ -52,11 +52,18 @@ def print_summary(metrics, title: str, record: RunRecord | None = None) -> None:
         out_console.print(quality_text(record.quality()), highlight=False, soft_wrap=True)
 
 
-def warn_degenerate(record: RunRecord, strict: bool = False, label: str = "") -> bool:
-    """The degenerate-run warning on stderr; True when ``strict`` makes it exit status 1."""
+def warn_degenerate(
+    record: RunRecord | Mapping[str, Any],
+    strict: bool = False,
+    label: str = "",
+    written: str = "the run directory is written",
+) -> bool:
+    """The degenerate-run warning on stderr; True when ``strict`` makes it exit status 1.
+    ``record`` is a run's record or an ``answer_quality`` entry (``score``'s); ``written``
+    says what is written before that exit ("" for nothing)."""
     from ..scoring.answer_quality import degenerate_warning
 
-    warning = degenerate_warning(record.quality())
+    warning = degenerate_warning(record if isinstance(record, Mapping) else record.quality())
     if warning is None:
         return False
     where = f" ({escape(label)})" if label else ""
@@ -64,8 +71,9 @@ def warn_degenerate(record: RunRecord, strict: bool = False, label: str = "") ->
         f"[bold yellow]warning{where}:[/] {escape(warning)}", highlight=False, soft_wrap=True
     )
     if strict:
+        after = f" ({written})" if written else ""
         err_console.print(
-            "--strict: a degenerate run is an error; exit status 1 (the run directory is written)",
+            f"--strict: a degenerate run is an error; exit status 1{after}",
             highlight=False,
             soft_wrap=True,
         )

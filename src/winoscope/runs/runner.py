@@ -270,7 +270,8 @@ def score(
     The task's validation runs on the rows first (``result.validation``; ``strict`` raises
     :class:`ValidationFailed` on any failing check before scoring). An empty prediction cell
     is a request that never got an answer: ``failed`` leaves it out or scores it as wrong
-    (``result.settings["failed_requests"]``). ``scorer_options`` as for :func:`run`; an option
+    (``result.settings["failed_requests"]``: ``rows`` without a prediction, ``answered``
+    with one). ``scorer_options`` as for :func:`run`; an option
     whose declared default differs for predictions made elsewhere takes that default here
     (SweWinogender's label convention is SuperLim's, ``labels="superlim"``, as a SuperLim
     submission is read)."""
@@ -290,12 +291,17 @@ def score(
         ds = t.data.from_frame(raw, source=SourceInfo(kind="file", location=name))
         ds, issues, left_out = checked_dataset(t, ds, strict=strict, skip_bad_rows=skip_bad_rows)
         table = ds.table
+    n_rows = len(table)
     table, unanswered = apply_failed_policy(table, t.primary.prediction_column, failed)
     result = t.scorer(table, n_boot=n_boot, seed=seed, source=name, **options)
     result.validation = issues
     if t.resampling_unit:
         result.settings["resampling_unit"] = t.resampling_unit
-    result.settings["failed_requests"] = {"policy": failed, "rows": unanswered}
+    result.settings["failed_requests"] = {
+        "policy": failed,
+        "rows": unanswered,
+        "answered": n_rows - unanswered,
+    }
     if left_out is not None:
         result.settings["left_out"] = left_out
     return result
