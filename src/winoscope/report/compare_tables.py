@@ -81,7 +81,7 @@ def table_cells(
     sub = macro[macro["task"] == task]
     gaps = set(signed_gap_metrics(list(sub["metric"].astype(str))))
     rows = []
-    for model, g in sub.groupby("model", sort=False):
+    for (model, _run), g in sub.groupby(["model", "run"], sort=False):  # a row per run
         cells = {
             str(r.column): Cell(
                 float(r.value), float(r.ci_low), float(r.ci_high), int(r.n), str(r.metric) in gaps
@@ -101,7 +101,7 @@ def answers_by_model(macro: pd.DataFrame, task: str) -> dict[str, str]:
     if "invalid_rate" not in sub.columns:
         return {}
     out = {}
-    for model, g in sub.groupby("model", sort=False):
+    for (model, _run), g in sub.groupby(["model", "run"], sort=False):
         r = g.iloc[0]
         q = {
             "invalid_rate": None if pd.isna(r["invalid_rate"]) else float(r["invalid_rate"]),
