@@ -53,6 +53,22 @@ def test_some_failed_exits_3_unless_the_share_is_allowed(tmp_path: Path) -> None
     assert lenient_outcome["success"] is True and lenient_outcome["max_failed_share"] == 0.5
 
 
+def test_strict_with_failed_requests_states_only_the_exit_status_returned(
+    tmp_path: Path,
+) -> None:
+    """A degenerate run (always "A") under --strict whose requests partly failed exits 3, and
+    says so: not "exit status 1" from --strict beside "exit status 3"."""
+    beh = StubBehaviour(faults=("500",), poison=("Лікар",), pick=lambda _prompt: "A")
+    with serve_in_thread(beh) as srv:
+        proc = run_cli(srv.url, tmp_path / "run", "--strict")
+    assert proc.returncode == 3, proc.stderr
+    assert "warning: degenerate run" in proc.stderr
+    assert "--strict: a degenerate run is an error, but requests failed too: exit status 3" in (
+        proc.stderr
+    )
+    assert "exit status 1" not in proc.stderr
+
+
 def test_the_same_client_error_from_the_first_answers_stops_with_exit_2(tmp_path: Path) -> None:
     with serve_in_thread(StubBehaviour(faults=("400",), poison=("",))) as srv:
         proc = run_cli(srv.url, tmp_path / "run", "--concurrency", "2")

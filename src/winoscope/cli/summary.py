@@ -52,8 +52,16 @@ def print_summary(metrics, title: str, record: RunRecord | None = None) -> None:
         out_console.print(quality_text(record.quality()), highlight=False, soft_wrap=True)
 
 
-def warn_degenerate(record: RunRecord, strict: bool = False, label: str = "") -> bool:
-    """The degenerate-run warning on stderr; True when ``strict`` makes it exit status 1."""
+def outcome_fails(outcome: Outcome) -> bool:
+    """Whether :func:`exit_on_outcome` ends the command with exit status 3."""
+    return outcome.success is not None and not outcome.success
+
+
+def warn_degenerate(
+    record: RunRecord, strict: bool = False, label: str = "", failed: bool = False
+) -> bool:
+    """The degenerate-run warning on stderr; True when ``strict`` makes it an error, exit
+    status 1 unless the failed requests (``failed``) give the command exit status 3."""
     from ..scoring.answer_quality import degenerate_warning
 
     warning = degenerate_warning(record.quality())
@@ -64,8 +72,9 @@ def warn_degenerate(record: RunRecord, strict: bool = False, label: str = "") ->
         f"[bold yellow]warning{where}:[/] {escape(warning)}", highlight=False, soft_wrap=True
     )
     if strict:
+        status = ", but requests failed too: exit status 3" if failed else "; exit status 1"
         err_console.print(
-            "--strict: a degenerate run is an error; exit status 1 (the run directory is written)",
+            f"--strict: a degenerate run is an error{status} (the run directory is written)",
             highlight=False,
             soft_wrap=True,
         )
