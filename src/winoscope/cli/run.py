@@ -355,7 +355,7 @@ def run(
             for t, r in zip(rr.templates, rr.runs, strict=True)
         ]
         out_console.print(f"wrote {out_dir}", highlight=False)
-        exit_on_outcome(rr.record.outcome)
+        exit_on_outcome(rr.record.outcome, failed)
         if any(fails):
             raise typer.Exit(1)
         return
@@ -366,6 +366,6 @@ def run(
     print_run_notes(record.left_out, record.partial)
     degenerate_fails = warn_degenerate(record, strict, failed=outcome_fails(record.outcome))
     out_console.print(f"wrote {out_dir}", highlight=False)
-    exit_on_outcome(record.outcome)
+    exit_on_outcome(record.outcome, failed)
     if degenerate_fails:
         raise typer.Exit(1)

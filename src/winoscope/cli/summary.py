@@ -81,8 +81,9 @@ def warn_degenerate(
     return strict
 
 
-def exit_on_outcome(outcome: Outcome) -> None:
-    """Exit 3 (after the run directory is written) when the run is not a success."""
+def exit_on_outcome(outcome: Outcome, policy: str = "exclude") -> None:
+    """Exit 3 (after the run directory is written) when the run is not a success; ``policy``
+    is the run's ``--failed`` (``wrong``: its metrics score the unanswered rows as wrong)."""
     reasons = outcome.finish_reasons or {}
     if reasons.get("length"):
         err_console.print(
@@ -94,9 +95,14 @@ def exit_on_outcome(outcome: Outcome) -> None:
     if outcome.success is None or outcome.success:  # None: written before outcomes were
         return
     if outcome.status == "failed":
+        metrics = (
+            "the metrics score every unanswered row as wrong (--failed wrong)"
+            if policy == "wrong"
+            else "the metrics are empty"
+        )
         err_console.print(
-            f"[bold red]no request was answered[/] ({outcome.failed} failed): the metrics "
-            "are empty; exit status 3",
+            f"[bold red]no request was answered[/] ({outcome.failed} failed): {metrics}; "
+            "exit status 3",
             highlight=False,
             soft_wrap=True,
         )
