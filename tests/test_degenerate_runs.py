@@ -98,6 +98,15 @@ def test_the_invalid_pattern_names_position_bias_and_unparsable_answers() -> Non
     assert q2["cause"] == "unparsable answers"
     assert "every answer unparsable" in str(degenerate_warning(q2))
     assert "chat template" in str(degenerate_warning(q2))
+    # rows scored as wrong for a failed request (--failed wrong) are the cause when they are
+    # the most invalid rows; fewer than the position-biased ones, they are not
+    empty = {"rows": 0, "same_letter": 0, "letters": {}, "unparsable": 0}
+    q3 = answer_quality(counts, {"requests": 6, "failed": 6}, empty, failed_rows=2)
+    assert q3["cause"] == "failed requests" and "2 of 2 invalid rows" in q3["explanation"]
+    biased = {"rows": 2, "same_letter": 2, "letters": {"B": 2}, "unparsable": 0}
+    three = [{"split": "s", "type": "t", "rows": 3, "scored": 3, "invalid": 3, "missing": 0}]
+    q4 = answer_quality(three, {"requests": 6, "failed": 1}, biased, failed_rows=1)
+    assert q4["cause"] == "position bias"
 
 
 @pytest.fixture(scope="module")

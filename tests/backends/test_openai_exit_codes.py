@@ -35,6 +35,26 @@ def test_a_run_where_every_request_failed_exits_3_and_says_so(tmp_path: Path) ->
     assert "FAILED: none of the" in (out / "report.md").read_text()
 
 
+def test_every_request_failed_under_failed_wrong_says_the_rows_are_scored_wrong(
+    tmp_path: Path,
+) -> None:
+    """--failed wrong scores every unanswered row as wrong: the metrics are zeros, not empty,
+    and the degenerate run's cause is the failed requests, not the option orders."""
+    out = tmp_path / "run"
+    with serve_in_thread(StubBehaviour(faults=("500",), poison=("",))) as srv:
+        proc = run_cli(srv.url, out, "--failed", "wrong", "--max-failed-share", "1.0")
+    assert proc.returncode == 3, proc.stderr
+    said = "no request was answered (152 failed): the metrics score every unanswered row as wrong"
+    assert said in proc.stderr and "are empty" not in proc.stderr
+    assert "likely cause: failed requests: 76 of 76 invalid rows" in proc.stderr
+    assert "option orders chose different options" not in proc.stderr
+    report = (out / "report.md").read_text()
+    assert "the metrics below score every unanswered row as wrong" in report
+    assert "are empty" not in report and "option orders chose different" not in report
+    quality = json.loads((out / "manifest.json").read_text())["answer_quality"]
+    assert quality["degenerate"] and quality["cause"] == "failed requests"
+
+
 def test_some_failed_exits_3_unless_the_share_is_allowed(tmp_path: Path) -> None:
     beh = StubBehaviour(faults=("500",), poison=("Лікар",))
     with serve_in_thread(beh) as srv:
@@ -51,6 +71,22 @@ def test_some_failed_exits_3_unless_the_share_is_allowed(tmp_path: Path) -> None
     assert lenient.returncode == 0, lenient.stderr
     lenient_outcome = json.loads((tmp_path / "lenient" / "manifest.json").read_text())["outcome"]
     assert lenient_outcome["success"] is True and lenient_outcome["max_failed_share"] == 0.5
+
+
+def test_strict_with_failed_requests_states_only_the_exit_status_returned(
+    tmp_path: Path,
+) -> None:
+    """A degenerate run (always "A") under --strict whose requests partly failed exits 3, and
+    says so: not "exit status 1" from --strict beside "exit status 3"."""
+    beh = StubBehaviour(faults=("500",), poison=("Лікар",), pick=lambda _prompt: "A")
+    with serve_in_thread(beh) as srv:
+        proc = run_cli(srv.url, tmp_path / "run", "--strict")
+    assert proc.returncode == 3, proc.stderr
+    assert "warning: degenerate run" in proc.stderr
+    assert "--strict: a degenerate run is an error, but requests failed too: exit status 3" in (
+        proc.stderr
+    )
+    assert "exit status 1" not in proc.stderr
 
 
 def test_the_same_client_error_from_the_first_answers_stops_with_exit_2(tmp_path: Path) -> None:

@@ -109,6 +109,30 @@ def test_negative_numbers_in_latex_use_math_minus(runs: Path, tmp_path: Path) ->
     assert "-0.250 [-0.500, 0.125]" in md
 
 
+def test_gap_by_stratum_is_labelled_as_the_gap_and_empty_columns_skip_latex(
+    runs: Path, tmp_path: Path
+) -> None:
+    """A run without a macro gap (a half-failed one) adds its gap by type as columns: they are
+    labelled as the gap, not its first component, and take no LaTeX slot when empty."""
+    from winoscope.report.compare import tidy_table
+    from winoscope.report.compare_tables import column_label
+
+    rd = tmp_path / "half"
+    shutil.copytree(runs / "agreement", rd)
+    m = pd.read_csv(rd / "metrics.csv")
+    m = m[(m["split"] != "macro") | (m["metric"] == "anti_accuracy")]
+    m.loc[m["metric"] != "anti_accuracy", ["value", "ci_low", "ci_high"]] = float("nan")
+    m.to_csv(rd / "metrics.csv", index=False)
+    tidy = tidy_table([load_run_dir(runs / "agreement"), load_run_dir(rd)])
+    header = markdown_tables(tidy).splitlines()
+    header = next(ln for ln in header if ln.startswith("| model |"))
+    assert "pro − anti accuracy (type2)" in header and "pro accuracy type2" not in header
+    assert column_label("accuracy_gap (hon-han)") == "accuracy hon − han"
+    tex = latex_tables(tidy)
+    assert "type1" not in tex and "type2" not in tex  # empty in every row: no slot
+    assert "(pro +\\\\{}anti) / 2" in tex and "pro\\\\{}accuracy\\end" in tex
+
+
 def test_a_baseline_never_differs_in_prompt(runs: Path, tmp_path: Path) -> None:
     """Baselines answer from the items: another prompt template is no difference there."""
     other = PromptTemplate(name=UK_DEFAULT.name, text=UK_DEFAULT.text + "\n")

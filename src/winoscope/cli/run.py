@@ -28,6 +28,7 @@ OPENAI = "OpenAI server (openai:NAME only)"
 
 from .summary import (  # noqa: E402
     exit_on_outcome,
+    outcome_fails,
     print_run_notes,
     print_summary,
     report_request_errors,
@@ -348,11 +349,13 @@ def run(
         first = rr.runs[0].record
         print_run_notes(first.left_out, first.partial)
         fails = [
-            warn_degenerate(r.record, strict, label=f"template {t.name}")
+            warn_degenerate(
+                r.record, strict, f"template {t.name}", failed=outcome_fails(rr.record.outcome)
+            )
             for t, r in zip(rr.templates, rr.runs, strict=True)
         ]
         out_console.print(f"wrote {out_dir}", highlight=False)
-        exit_on_outcome(rr.record.outcome)
+        exit_on_outcome(rr.record.outcome, failed)
         if any(fails):
             raise typer.Exit(1)
         return
@@ -361,8 +364,8 @@ def run(
     print_summary(rr.metrics, title=f"{task} · {record.model.display}", record=record)
     report_request_errors(record, rr.errors)
     print_run_notes(record.left_out, record.partial)
-    degenerate_fails = warn_degenerate(record, strict)
+    degenerate_fails = warn_degenerate(record, strict, failed=outcome_fails(record.outcome))
     out_console.print(f"wrote {out_dir}", highlight=False)
-    exit_on_outcome(record.outcome)
+    exit_on_outcome(record.outcome, failed)
     if degenerate_fails:
         raise typer.Exit(1)

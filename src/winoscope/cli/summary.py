@@ -52,13 +52,20 @@ def print_summary(metrics, title: str, record: RunRecord | None = None) -> None:
         out_console.print(quality_text(record.quality()), highlight=False, soft_wrap=True)
 
 
+def outcome_fails(outcome: Outcome) -> bool:
+    """Whether :func:`exit_on_outcome` ends the command with exit status 3."""
+    return outcome.success is not None and not outcome.success
+
+
 def warn_degenerate(
     record: RunRecord | Mapping[str, Any],
     strict: bool = False,
     label: str = "",
     written: str = "the run directory is written",
+    failed: bool = False,
 ) -> bool:
-    """The degenerate-run warning on stderr; True when ``strict`` makes it exit status 1.
+    """The degenerate-run warning on stderr; True when ``strict`` makes it an error, exit
+    status 1 unless the failed requests (``failed``) give the command exit status 3.
     ``record`` is a run's record or an ``answer_quality`` entry (``score``'s); ``written``
     says what is written before that exit ("" for nothing)."""
     from ..scoring.answer_quality import degenerate_warning
@@ -71,17 +78,19 @@ def warn_degenerate(
         f"[bold yellow]warning{where}:[/] {escape(warning)}", highlight=False, soft_wrap=True
     )
     if strict:
+        status = ", but requests failed too: exit status 3" if failed else "; exit status 1"
         after = f" ({written})" if written else ""
         err_console.print(
-            f"--strict: a degenerate run is an error; exit status 1{after}",
+            f"--strict: a degenerate run is an error{status}{after}",
             highlight=False,
             soft_wrap=True,
         )
     return strict
 
 
-def exit_on_outcome(outcome: Outcome) -> None:
-    """Exit 3 (after the run directory is written) when the run is not a success."""
+def exit_on_outcome(outcome: Outcome, policy: str = "exclude") -> None:
+    """Exit 3 (after the run directory is written) when the run is not a success; ``policy``
+    is the run's ``--failed`` (``wrong``: its metrics score the unanswered rows as wrong)."""
     reasons = outcome.finish_reasons or {}
     if reasons.get("length"):
         err_console.print(
@@ -93,9 +102,14 @@ def exit_on_outcome(outcome: Outcome) -> None:
     if outcome.success is None or outcome.success:  # None: written before outcomes were
         return
     if outcome.status == "failed":
+        metrics = (
+            "the metrics score every unanswered row as wrong (--failed wrong)"
+            if policy == "wrong"
+            else "the metrics are empty"
+        )
         err_console.print(
-            f"[bold red]no request was answered[/] ({outcome.failed} failed): the metrics "
-            "are empty; exit status 3",
+            f"[bold red]no request was answered[/] ({outcome.failed} failed): {metrics}; "
+            "exit status 3",
             highlight=False,
             soft_wrap=True,
         )

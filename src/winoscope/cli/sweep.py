@@ -207,7 +207,7 @@ def sweep(
     from .summary import warn_degenerate
 
     degenerate = [
-        warn_degenerate(rr.record, strict, label=f"{task} {result.key}={value}")
+        warn_degenerate(rr.record, strict, f"{task} {result.key}={value}", failed=bool(failed))
         for (task, value), rr in result.runs.items()
     ]
     for label, why in (result.settings.get("no_difference") or {}).items():

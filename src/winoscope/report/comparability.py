@@ -67,9 +67,12 @@ ASPECTS: tuple[tuple[str, Callable[[RunDir], str | None]], ...] = (
 )
 
 
-def differences(runs: Sequence[RunDir], skip: Sequence[str] = ()) -> list[dict[str, Any]]:
+def differences(
+    runs: Sequence[RunDir], skip: Sequence[str] = (), names: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
     """One entry per aspect in which the runs (of one task) differ: the aspect, the value of
-    each run that has one, and a sentence naming the runs."""
+    each run that has one, and a sentence naming the runs (by ``names``, else by folder)."""
+    names = list(names) if names is not None else [r.path.name for r in runs]
     out = []
     for aspect, read in ASPECTS:
         if aspect in skip:
@@ -80,13 +83,13 @@ def differences(runs: Sequence[RunDir], skip: Sequence[str] = ()) -> list[dict[s
             continue
         groups: dict[str, list[str]] = {}
         for i, v in known.items():
-            groups.setdefault(v, []).append(runs[i].path.name)
+            groups.setdefault(v, []).append(names[i])
         detail = "; ".join(f"{v}: {', '.join(names)}" for v, names in groups.items())
         out.append(
             {
                 "aspect": aspect,
                 "runs": sorted(known),
-                "values": {runs[i].path.name: v for i, v in known.items()},
+                "values": {names[i]: v for i, v in known.items()},
                 "note": f"{runs[0].task}: runs use different {aspect} ({detail})",
             }
         )

@@ -108,16 +108,29 @@ def expand_run_paths(args: Iterable[str | Path]) -> list[Path]:
     return list(dict.fromkeys(p.resolve() for p in found))
 
 
+def run_names(runs: Sequence[RunDir]) -> list[str]:
+    """Each run's folder name; where two runs share it, the shortest tail of the run's path
+    that no other run has (``a/r1`` and ``b/r1``), so that no two runs read alike."""
+    parts = [r.path.parts for r in runs]
+    names = []
+    for i, p in enumerate(parts):
+        n = 1
+        while n < len(p) and any(q[-n:] == p[-n:] for j, q in enumerate(parts) if j != i):
+            n += 1
+        names.append(Path(*p[-n:]).as_posix())
+    return names
+
+
 def run_labels(runs: Sequence[RunDir]) -> list[str]:
-    """The model spec with the run's tags (``hf:m [alpha=4]``), and the directory's name
-    after it when one task has that label twice."""
+    """The model spec with the run's tags (``hf:m [alpha=4]``), and the run's name
+    (:func:`run_names`) after it when one task has that label twice."""
     names = [r.label for r in runs]
     seen: dict[tuple[str, str], int] = {}
     for r, name in zip(runs, names, strict=True):
         seen[(r.task, name)] = seen.get((r.task, name), 0) + 1
     return [
-        name if seen[(r.task, name)] == 1 else f"{name} ({r.path.name})"
-        for r, name in zip(runs, names, strict=True)
+        name if seen[(r.task, name)] == 1 else f"{name} ({folder})"
+        for r, name, folder in zip(runs, names, run_names(runs), strict=True)
     ]
 
 
@@ -142,11 +155,15 @@ def consistency_flags(runs: Sequence[RunDir]) -> tuple[list[str], set[int]]:
 
     messages: list[str] = []
     flagged: set[int] = set()
+    names = run_names(runs)
     by_task: dict[str, list[int]] = {}
     for i, r in enumerate(runs):
         by_task.setdefault(r.task, []).append(i)
     for idx in by_task.values():
-        for found in differences([runs[i] for i in idx], skip=("partial runs",)):
+        found_all = differences(
+            [runs[i] for i in idx], skip=("partial runs",), names=[names[i] for i in idx]
+        )
+        for found in found_all:
             messages.append(found["note"])
             flagged.update(idx[k] for k in found["runs"])
     for i, r in enumerate(runs):  # a smoke test (--limit) is never a result to compare
@@ -154,22 +171,22 @@ def consistency_flags(runs: Sequence[RunDir]) -> tuple[list[str], set[int]]:
         if partial:
             flagged.add(i)
             messages.append(
-                f"{r.task}: {r.path.name} is a partial run (--limit {partial.get('limit')}: "
+                f"{r.task}: {names[i]} is a partial run (--limit {partial.get('limit')}: "
                 f"{partial.get('rows')} of {partial.get('rows_total')} rows)"
             )
     return messages, flagged
 
 
 def tidy_table(runs: Sequence[RunDir], flagged: set[int] | None = None) -> pd.DataFrame:
-    labels = run_labels(runs)
+    labels, names = run_labels(runs), run_names(runs)
     frames = []
-    for i, (r, label) in enumerate(zip(runs, labels, strict=True)):
+    for i, (r, label, name) in enumerate(zip(runs, labels, names, strict=True)):
         m = r.metrics[
             ["metric", "split", "type", "value", "ci_low", "ci_high", "n", "n_strata"]
         ].copy()
         m.insert(0, "prompt", r.prompt_key)
         m.insert(0, "dataset", r.dataset_key)
-        m.insert(0, "run", r.path.name)
+        m.insert(0, "run", name)
         m.insert(0, "tags", format_tags(r.tags))
         m.insert(0, "model", label)
         m.insert(0, "task", r.task)
@@ -266,8 +283,8 @@ def degenerate_notes(runs: Sequence[RunDir]) -> list[str]:
     from ..scoring.answer_quality import short_warning
 
     return [
-        f"{r.task}: {r.path.name}: {short_warning(r.quality)}"
-        for r in runs
+        f"{r.task}: {name}: {short_warning(r.quality)}"
+        for r, name in zip(runs, run_names(runs), strict=True)
         if r.quality.get("degenerate")
     ]
 

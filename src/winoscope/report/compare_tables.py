@@ -64,13 +64,17 @@ def task_metrics(macro: pd.DataFrame, task: str) -> list[str]:
 
 def column_label(column: str) -> str:
     """A column's declared label (``pro − anti accuracy``); a gap reported by stratum is named
-    by its measure and stratum (``accuracy hon − han``)."""
+    by its measure and stratum where the stratum names the two groups of one measure
+    (``accuracy hon − han``), else by its label and stratum (``pro − anti accuracy (type2)``)."""
     metric, _, stratum = column.partition(" (")
     spec = get_metric(metric)
     if not stratum:
         return spec.display
-    measure = spec.components[0].replace("_", " ") if spec.components else spec.display
-    return f"{measure} {stratum.rstrip(')').replace('-', ' − ')}"
+    stratum = stratum.removesuffix(")")
+    if len(set(spec.components)) == 1 and "-" in stratum:
+        measure = spec.components[0].replace("_", " ")
+        return f"{measure} {stratum.replace('-', ' − ')}"
+    return f"{spec.display} ({stratum})"
 
 
 def table_cells(
@@ -81,7 +85,7 @@ def table_cells(
     sub = macro[macro["task"] == task]
     gaps = set(signed_gap_metrics(list(sub["metric"].astype(str))))
     rows = []
-    for model, g in sub.groupby("model", sort=False):
+    for (model, _run), g in sub.groupby(["model", "run"], sort=False):  # a row per run
         cells = {
             str(r.column): Cell(
                 float(r.value), float(r.ci_low), float(r.ci_high), int(r.n), str(r.metric) in gaps
@@ -101,7 +105,7 @@ def answers_by_model(macro: pd.DataFrame, task: str) -> dict[str, str]:
     if "invalid_rate" not in sub.columns:
         return {}
     out = {}
-    for model, g in sub.groupby("model", sort=False):
+    for (model, _run), g in sub.groupby(["model", "run"], sort=False):
         r = g.iloc[0]
         q = {
             "invalid_rate": None if pd.isna(r["invalid_rate"]) else float(r["invalid_rate"]),
@@ -165,7 +169,8 @@ def latex_tables(tidy: pd.DataFrame, flags: Sequence[str] = ()) -> str:
     out = [f"% winoscope {__version__}: summary metrics with 95% bootstrap intervals"]
     for task in dict.fromkeys(macro["task"]):
         cols, rows = table_cells(macro, task)
-        cols = cols[:LATEX_COLUMNS]
+        filled = [c for c in cols if any(c in cells and not cells[c].missing for *_, cells in rows)]
+        cols = filled[:LATEX_COLUMNS]  # a column empty in every row takes no slot
         body = []
         for model, flag, cells in rows:
             values, below = [row_label(model) + (r"$^\dagger$" if flag else "")], [""]

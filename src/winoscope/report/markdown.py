@@ -97,14 +97,20 @@ def conventions_lines(record: RunRecord) -> list[str]:
     return out
 
 
-def outcome_lines(outcome: Mapping[str, Any] | None) -> list[str]:
-    """The run's outcome when it is not plain success: no answer at all, or too many failures."""
+def outcome_lines(outcome: Mapping[str, Any] | None, policy: str = "exclude") -> list[str]:
+    """The run's outcome when it is not plain success: no answer at all, or too many failures
+    (``policy``: the run's ``--failed``, which says what the metrics make of them)."""
     if not outcome or outcome.get("status") == "ok":
         return []
     if outcome.get("status") == "failed":
+        metrics = (
+            "the metrics below score every unanswered row as wrong (`--failed wrong`)"
+            if policy == "wrong"
+            else "the metrics below are empty"
+        )
         return [
             f"- **Outcome**: FAILED: none of the {outcome['requests']} requests was answered; "
-            "the metrics below are empty"
+            + metrics
         ]
     verdict = "within" if outcome.get("success") else "above"
     return [
@@ -181,7 +187,9 @@ def render_markdown(rr: RunResult) -> str:
         f"- **Seed**: {man.seed} · bootstrap: {bootstrap_text(man.bootstrap or {})}",
         f"- **Requests**: {man.requests} ({man.request_errors} failed)",
         f"- **Answers**: {answers_line(man, quality)}",
-        *outcome_lines(man.outcome.to_json() or None),
+        *outcome_lines(
+            man.outcome.to_json() or None, (man.failed_requests or {}).get("policy", "exclude")
+        ),
         *letter_mass_lines(man.letter_mass),
         *conventions_lines(man),
         f"- **winoscope** {man.winoscope_version}",

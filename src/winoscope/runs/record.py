@@ -121,7 +121,10 @@ def run_record(
         letter_mass=letter_mass_summary(answers.responses.values()),
         outcome=Outcome.from_json(outcome),
         answer_quality=answer_quality(
-            result.counts, outcome, invalid_pattern(plan.requests, answers.responses)
+            result.counts,
+            outcome,
+            invalid_pattern(plan.requests, answers.responses),
+            predicted.unanswered if cfg.failed == "wrong" else 0,
         ),
         transport=None if description.transport is None else dict(description.transport),
         protocol_notes=[ORDER_NOTE] if cloze else None,

@@ -14,7 +14,8 @@ A run is **degenerate** when at least :data:`DEGENERATE_SHARE` (half) of its sco
 invalid: its metrics then describe the answer format, not the model's coreference. The warning
 names the likely cause from the invalid rows' pattern
 (:func:`winoscope.protocols.answer_pattern.invalid_pattern`): the same letter in both orders is
-position bias; answers that name no option point to the prompt or the chat template. Worked
+position bias; answers that name no option point to the prompt or the chat template; rows
+with no answer at all, scored as wrong under ``--failed wrong``, are failed requests. Worked
 example: 76 scored rows, all invalid, each with ``B`` in both orders ->
 ``invalid_rate`` 1.0, degenerate, cause ``position bias``.
 """
@@ -29,6 +30,7 @@ DEGENERATE_SHARE = 0.5
 
 POSITION_BIAS = "position bias"
 UNPARSABLE = "unparsable answers"
+FAILED_REQUESTS = "failed requests"
 
 
 def count_totals(counts: Any) -> dict[str, int]:
@@ -51,8 +53,19 @@ def _share(part: int, whole: int) -> float | None:
     return round(part / whole, 6) if whole else None
 
 
-def likely_cause(invalid: int, pattern: Mapping[str, Any] | None) -> tuple[str, str]:
-    """(cause, the sentence naming it) for ``invalid`` rows with the given pattern."""
+def likely_cause(
+    invalid: int, pattern: Mapping[str, Any] | None, failed_rows: int = 0
+) -> tuple[str, str]:
+    """(cause, the sentence naming it) for ``invalid`` rows with the given pattern, of which
+    ``failed_rows`` are rows whose request failed, scored as wrong (``--failed wrong``)."""
+    if failed_rows and invalid:
+        p = pattern or {}
+        same, unparsable = int(p.get("same_letter", 0)), int(p.get("unparsable", 0))
+        if failed_rows >= max(same, unparsable, invalid - failed_rows - same - unparsable):
+            return FAILED_REQUESTS, (
+                f"failed requests: {failed_rows} of {invalid} invalid rows have no answer (a "
+                "request failed after retries) and are scored as wrong (--failed wrong)"
+            )
     if not pattern or not invalid:
         return "", "the answers name no option the protocol can score (ties, or unreadable)"
     same, unparsable = int(pattern.get("same_letter", 0)), int(pattern.get("unparsable", 0))
@@ -77,9 +90,10 @@ def answer_quality(
     counts: Any,
     outcome: Mapping[str, Any] | None = None,
     pattern: Mapping[str, Any] | None = None,
+    failed_rows: int = 0,
 ) -> dict[str, Any]:
-    """The manifest's ``answer_quality`` entry from a scorer's counts, the run's outcome and
-    the invalid rows' pattern (module doc)."""
+    """The manifest's ``answer_quality`` entry from a scorer's counts, the run's outcome, the
+    invalid rows' pattern (module doc) and the rows scored as wrong for a failed request."""
     totals = count_totals(counts)
     scored, invalid = totals.get("scored", 0), totals.get("invalid", 0)
     outcome = outcome or {}
@@ -98,7 +112,7 @@ def answer_quality(
     if pattern is not None:
         entry["pattern"] = dict(pattern)
     if entry["degenerate"]:
-        entry["cause"], entry["explanation"] = likely_cause(invalid, pattern)
+        entry["cause"], entry["explanation"] = likely_cause(invalid, pattern, failed_rows)
     return entry
 
 
