@@ -232,3 +232,35 @@ def test_the_checker_refuses_what_the_loader_refuses(tmp_path: Path) -> None:
     with pytest.raises(AssertionError):
         check_board_files([tmp_path / "a.json", tmp_path / "a.json"])
     assert board.BENCHMARK.ranking == "Worst-group accuracy ↑"
+
+
+def test_a_run_with_rows_left_out_is_refused(
+    made: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--skip-bad-rows`` numbers are not the benchmark's, even on the published file: the
+    run record's ``left_out`` (where a run keeps it) makes the board refuse the run."""
+    import csv
+
+    from winoscope.report.fairness_board import BoardRefused, check_run
+    from winoscope.results.rundir import load_run_dir
+
+    with board_sample().open(newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    rows[3][rows[0].index("condition")] = "PRO"  # a value outside the card's: blocking
+    bad = tmp_path / "bad.csv"
+    with bad.open("w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(rows)
+    fake = Release("test-release", "WinoBias-UK Natural", "x/y", "0" * 40,
+                   (ReleaseFile("data/validation.csv", file_sha256(bad), 76),), task="winobias-uk")  # fmt: skip
+    monkeypatch.setattr(
+        releases, "releases_of", lambda task: [fake] if task == "winobias-uk" else []
+    )
+    out = tmp_path / "run"
+    winoscope.run(
+        "winobias-uk", f"hf:{made['model']}", protocol=METHOD, data=bad, n_boot=20, out=out,
+        skip_bad_rows=True, quiet=True,
+    )  # fmt: skip
+    rd = load_run_dir(out)
+    assert rd.record.left_out and rd.record.left_out["rows"] == 1
+    with pytest.raises(BoardRefused, match="left out of the data"):
+        check_run(rd, allow_partial=True)

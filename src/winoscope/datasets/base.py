@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -233,3 +233,16 @@ def leave_out(ds: Dataset, issues: Sequence[Issue]) -> tuple[Dataset, dict[str, 
         "parse and their twins, duplicated ids, values outside the card's",
     }
     return out, info
+
+
+def left_out_note(left_out: Mapping[str, Any] | None) -> str | None:
+    """What the reports say of a run's ``left_out`` entry (:func:`leave_out`), None without one:
+    how many rows were removed and for which findings."""
+    if not left_out:
+        return None
+    checks = ", ".join(f"{k}: {v}" for k, v in (left_out.get("checks") or {}).items())
+    return (
+        f"{left_out.get('rows', 0)} row(s) left out of the data (--skip-bad-rows) for "
+        f"{left_out.get('findings', 0)} blocking finding(s) ({checks}): the numbers are computed "
+        "without them"
+    )

@@ -100,9 +100,11 @@ def check_run(run: RunDir, *, allow_partial: bool = False) -> BoardRun:
         raise BoardRefused(
             f"{where}: {failed} request(s) failed: rerun the same command to ask them"
         )
-    validation = rec.validation or {}
-    if validation.get("left_out"):
-        raise BoardRefused(f"{where}: rows were left out of the data (--skip-bad-rows)")
+    if rec.left_out:
+        raise BoardRefused(
+            f"{where}: rows were left out of the data (--skip-bad-rows, "
+            f"{rec.left_out.get('rows', '?')} row(s)): not the benchmark's numbers"
+        )
     return BoardRun(run, spec, method, tuple(caveats))
 
 

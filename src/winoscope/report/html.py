@@ -214,7 +214,7 @@ def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
     from ..limit import partial_note
     from ..scoring.answer_quality import count_totals, degenerate_warning
     from .identity import identity_lines, store_note, tags_text
-    from .markdown import answers_line
+    from .markdown import answers_line, numbers_basis
 
     man, rec = rr.manifest, rr.record  # the page's template reads the manifest's keys
     metrics = rr.metrics
@@ -254,6 +254,7 @@ def render_run_html(rr: RunResult, figures: Sequence[SavedFigure]) -> str:
             version=__version__,
             notes=rr.result.notes,
             partial_note=partial_note(rec.partial),
+            left_out=numbers_basis(rec),
             identity=identity_lines(rec),
             tags=tags_text(rec),
             not_stored=store_note(rec),

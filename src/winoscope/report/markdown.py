@@ -47,16 +47,27 @@ def metric_table(metrics: pd.DataFrame) -> str:
 
 
 def validation_banner(record: RunRecord) -> str | None:
-    """One warning line when the task's checks failed on the data (None when they passed)."""
+    """One warning line when the task's checks failed on the data (None when they passed);
+    after ``--skip-bad-rows`` it says how many rows were left out and why."""
     v = record.validation
     if not v or v.get("passed", True):
-        return None
+        left = numbers_basis(record)
+        return None if left is None else f"**{left}**"
     checks = ", ".join(f"{k}: {n}" for k, n in v.get("failed_checks", {}).items())
     return (
         f"**Validation failed**: {v['n_issues']} issue(s) in the data ({checks}); every "
-        "failing row is listed in [validation.json](validation.json). The numbers below are "
-        "computed on these rows as they are."
+        "failing row is listed in [validation.json](validation.json). "
+        + (numbers_basis(record) or "The numbers below are computed on these rows as they are.")
     )
+
+
+def numbers_basis(record: RunRecord) -> str | None:
+    """The rows ``--skip-bad-rows`` left out, as the validation banners state them (None when
+    none were)."""
+    from ..datasets.base import left_out_note
+
+    left = left_out_note(record.left_out)
+    return None if left is None else f"{left}, and on the other rows as they are."
 
 
 def bootstrap_text(b: Mapping[str, Any]) -> str:

@@ -88,6 +88,7 @@ def quality_lines(rd: RunDir) -> list[Text]:
 
 
 def show_renderable(rd: RunDir, *, strata: bool = False) -> Group:
+    from ..datasets.base import left_out_note
     from ..limit import partial_note
 
     report = rd.path / "report.html"
@@ -95,6 +96,9 @@ def show_renderable(rd: RunDir, *, strata: bool = False) -> Group:
     partial = partial_note(rd.record.partial)
     if partial:
         items.append(Text(partial, style="bold yellow"))
+    left = left_out_note(rd.record.left_out)
+    if left:
+        items.append(Text(left, style="bold yellow"))
     from .identity import identity_lines, store_note, tags_text
 
     if rd.tags:

@@ -253,3 +253,24 @@ def test_builder_script_reproduces_the_shipped_sample() -> None:
     }
     for config, frame in built.items():
         pd.testing.assert_frame_equal(frame, raw(config), check_dtype=False)
+
+
+def test_sentences_without_the_forced_choice_file_are_a_finding(tmp_path: Path) -> None:
+    """Without ``forced_choice`` every sentence is asked with the built-in prompt: validate
+    says so, and a run's manifest and report carry the finding (not a clean dataset-prompts
+    run); the complete sample has none."""
+    import json
+
+    import winoscope
+
+    folder = write_configs(tmp_path / "wp", {c: raw(c) for c in ("double", "single")})
+    (issue,) = winopron_uk.validate(winopron_uk.load(folder))
+    assert issue.check == "prompts" and not issue.blocking
+    assert "none of the 72 sentence(s) has a prompt of its own" in issue.message
+    (one,) = winopron_uk.validate(winopron_uk.load(folder / "double.csv"))
+    assert one.check == "prompts" and "36 sentence(s)" in one.message
+    out = tmp_path / "run"
+    winoscope.run("winopron-uk", "baseline:random", data=folder, n_boot=0, out=out, quiet=True)
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["validation"]["failed_checks"] == {"prompts": 1}
+    assert "(prompts: 1)" in (out / "report.md").read_text(encoding="utf-8")

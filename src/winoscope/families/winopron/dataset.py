@@ -244,7 +244,7 @@ class WinoPron(Adaptation):
             sentences, prompts, source=loaded.source, name=loaded.name, is_sample=loaded.is_sample
         )
         ds.metadata.update(loaded.metadata)
-        return ds
+        return ds if prompts is not None else without_prompts(ds)
 
     def _single_file(
         self, tables: Mapping[str, tuple[pd.DataFrame, str]], info: SourceInfo, name: str
@@ -267,7 +267,9 @@ class WinoPron(Adaptation):
                 file=where,
                 field="context",
             )
-        return self.from_frames({config: (raw, where)}, None, source=info, name=name)
+        return without_prompts(
+            self.from_frames({config: (raw, where)}, None, source=info, name=name)
+        )
 
     def validate(self, ds: Dataset) -> list[Issue]:
         """Run every mechanical check; return one Issue per failure (empty: all pass).
@@ -297,6 +299,21 @@ class WinoPron(Adaptation):
                 for prompt_check in self.prompt_checks:
                     issues += prompt_check(t, prompts)
         return issues
+
+
+def without_prompts(ds: PronounDataset) -> PronounDataset:
+    """``ds`` read from sentence files without a ``forced_choice`` one, with the finding that
+    says so: a run asks every sentence with the built-in prompt, not the dataset's own."""
+    ds.findings.append(
+        Issue(
+            "prompts",
+            f"no forced_choice configuration: none of the {len(ds.table)} sentence(s) has a "
+            "prompt of its own, so the dataset-prompts template asks every one with winoscope's "
+            "built-in prompt, not the dataset's prompt_uk (add the forced_choice file)",
+            file=ds.source.location,
+        )
+    )
+    return ds
 
 
 def _uk_entities(rows: pd.DataFrame, context: str) -> list[Issue]:
