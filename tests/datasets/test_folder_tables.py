@@ -1,0 +1,37 @@
+"""A folder of table files for a family with one table: every file of the data formats
+directly in it, in name order, read as one table of one format."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from winoscope.errors import DatasetError
+from winoscope.families.winobias.dataset import UK
+
+
+def test_a_side_file_of_another_format_is_refused_by_name(tmp_path: Path) -> None:
+    shutil.copy(UK.sample_path(), tmp_path / "data.csv")
+    (tmp_path / "meta.json").write_text('{"x": 1}\n')
+    with pytest.raises(DatasetError) as err:
+        UK.load(tmp_path)
+    text = str(err.value)
+    assert "data.csv" in text and "meta.json" in text and "one format" in text
+    assert "missing column" not in text
+
+
+def test_one_file_in_a_folder_reads_as_that_file(tmp_path: Path) -> None:
+    shutil.copy(UK.sample_path(), tmp_path / "data.csv")
+    ds = UK.load(tmp_path)
+    assert len(ds) == len(UK.load(UK.sample_path()))
+    assert ds.source.sha256 == UK.load(tmp_path / "data.csv").source.sha256
+
+
+def test_a_file_with_other_columns_is_named(tmp_path: Path) -> None:
+    shutil.copy(UK.sample_path(), tmp_path / "a.csv")
+    (tmp_path / "b.csv").write_text("x,y\n1,2\n")
+    with pytest.raises(DatasetError) as err:
+        UK.load(tmp_path)
+    assert str(tmp_path / "b.csv") in str(err.value) and "columns differ" in str(err.value)
