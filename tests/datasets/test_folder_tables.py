@@ -1,5 +1,6 @@
 """A folder of table files for a family with one table: every file of the data formats
-directly in it, in name order, read as one table of one format."""
+directly in it, in name order, read as one table of one format; findings name the file and
+its row, not the folder."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import winoscope
 from winoscope.errors import DatasetError
 from winoscope.families.winobias.dataset import UK
 
@@ -20,6 +22,16 @@ def test_a_side_file_of_another_format_is_refused_by_name(tmp_path: Path) -> Non
     text = str(err.value)
     assert "data.csv" in text and "meta.json" in text and "one format" in text
     assert "missing column" not in text
+
+
+def test_findings_name_the_file_in_the_folder_and_its_row(tmp_path: Path) -> None:
+    for name in ("a.csv", "b.csv"):
+        shutil.copy(UK.sample_path(), tmp_path / name)
+    found = [i for i in winoscope.validate("winobias-uk", tmp_path) if i.check == "duplicate"]
+    first = found[0]
+    assert (first.file, first.row) == (str(tmp_path / "b.csv"), 1)
+    assert first.message.endswith(f"repeats row 1 of {tmp_path / 'a.csv'}")
+    assert f"file {tmp_path / 'b.csv'}, row 1," in first.format()
 
 
 def test_one_file_in_a_folder_reads_as_that_file(tmp_path: Path) -> None:

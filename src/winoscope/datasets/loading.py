@@ -31,6 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import DatasetError
+from .base import SOURCE_FILES, SharedRows
 from .sources import (
     TABLE_SUFFIXES,
     SourceInfo,
@@ -187,7 +188,8 @@ FORMATS = {".csv": "CSV", ".tsv": "TSV", ".jsonl": "JSON", ".json": "JSON", ".pa
 def folder_table(directory: Path) -> Loaded | None:
     """The one table of a folder whose table files lie directly in it (None: it has none):
     every file of the data formats, in name order, all of one format (a ``meta.json`` beside
-    ``data.csv`` is refused by name, not read as rows) and with the same columns."""
+    ``data.csv`` is refused by name, not read as rows) and with the same columns. Each row
+    keeps its file and its row there (:data:`~.base.SOURCE_FILES`), which findings name."""
     files = [p for p in sorted(directory.iterdir()) if p.is_file() and p.suffix.lower() in FORMATS]
     if not files:
         return None
@@ -202,6 +204,7 @@ def folder_table(directory: Path) -> Loaded | None:
             file=str(directory),
         )
     frames: list[pd.DataFrame] = []
+    places: list[tuple[str, int]] = []
     for p in files:
         frame = read_table(p)
         if frames and set(frame.columns) != set(frames[0].columns):
@@ -214,7 +217,9 @@ def folder_table(directory: Path) -> Loaded | None:
                 file=str(p),
             )
         frames.append(frame)
+        places += [(str(p), n) for n in range(1, len(frame) + 1)]
     raw = pd.concat(frames, ignore_index=True)
+    raw.attrs[SOURCE_FILES] = SharedRows(places)
     # one file: its own sha256, as when it is passed itself; several: each file's, by name
     sha = ";".join(f"{p.name}={file_sha256(p)}" for p in files)
     sha = sha if len(files) > 1 else file_sha256(files[0])
