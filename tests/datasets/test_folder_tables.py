@@ -47,3 +47,18 @@ def test_a_file_with_other_columns_is_named(tmp_path: Path) -> None:
     with pytest.raises(DatasetError) as err:
         UK.load(tmp_path)
     assert str(tmp_path / "b.csv") in str(err.value) and "columns differ" in str(err.value)
+
+
+def test_a_folder_of_split_files_stays_with_the_hub_folder_reader(tmp_path: Path) -> None:
+    """``validation.csv`` and ``test.csv`` are splits (the hub's folder reader gives each row
+    its ``split``), and a load that names a split picks one: neither is read as one table."""
+    from winoscope.datasets.loading import folder_table
+
+    for name in ("validation.csv", "test.csv"):
+        (tmp_path / name).write_text("a,b\n1,2\n", encoding="utf-8")
+    assert folder_table(tmp_path) is None
+    (tmp_path / "validation.csv").rename(tmp_path / "part1.csv")
+    (tmp_path / "test.csv").rename(tmp_path / "part2.csv")
+    assert folder_table(tmp_path, split_files=True) is None
+    loaded = folder_table(tmp_path)
+    assert loaded is not None and len(loaded.tables["table"][0]) == 2

@@ -185,11 +185,17 @@ FORMATS = {".csv": "CSV", ".tsv": "TSV", ".jsonl": "JSON", ".json": "JSON", ".pa
            ".pq": "Parquet"}  # fmt: skip
 
 
-def folder_table(directory: Path) -> Loaded | None:
-    """The one table of a folder whose table files lie directly in it (None: it has none):
-    every file of the data formats, in name order, all of one format (a ``meta.json`` beside
-    ``data.csv`` is refused by name, not read as rows) and with the same columns. Each row
-    keeps its file and its row there (:data:`~.base.SOURCE_FILES`), which findings name."""
+#: file names the hub's folder reader takes for splits (``test.csv``: rows of split ``test``)
+SPLIT_NAMES = ("train", "validation", "valid", "dev", "test", "eval")
+
+
+def folder_table(directory: Path, *, split_files: bool = False) -> Loaded | None:
+    """The one table of a folder whose table files lie directly in it (None: it has none, or
+    its files are named as splits, ``validation.csv``/``test.csv``, or ``split_files`` asks for
+    one split: the hub's folder reader keeps those, with their ``split``): every file of the
+    data formats, in name order, all of one format (a ``meta.json`` beside ``data.csv`` is
+    refused by name, not read as rows) and with the same columns. Each row keeps its file and
+    its row there (:data:`~.base.SOURCE_FILES`), which findings name."""
     files = [p for p in sorted(directory.iterdir()) if p.is_file() and p.suffix.lower() in FORMATS]
     if not files:
         return None
@@ -203,6 +209,8 @@ def folder_table(directory: Path) -> Loaded | None:
             f"mixes {mixed}: move the other files out, or pass the data file itself",
             file=str(directory),
         )
+    if split_files or all(p.stem.split("-")[0].lower() in SPLIT_NAMES for p in files):
+        return None
     frames: list[pd.DataFrame] = []
     places: list[tuple[str, int]] = []
     for p in files:
@@ -353,7 +361,7 @@ def load_tables(
             )
         return read_files(files, configs, location=str(p))
     if configs == (TABLE,) and p.is_dir() and not (p / "README.md").is_file():
-        folder = folder_table(p)
+        folder = folder_table(p, split_files=split is not None)
         if folder is not None:
             return folder
     return _hub(text, columns, configs, revision=revision, split=split, cache_dir=cache_dir)
