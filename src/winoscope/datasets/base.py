@@ -101,6 +101,9 @@ SOURCE_ROWS = "winoscope_source_rows"
 #: (WinoBias's bracket files), by the row's number in the file as read (before loading left
 #: rows out); findings on such rows name the file and line
 SOURCE_LINES = "winoscope_source_lines"
+#: ``DataFrame.attrs`` key: (file, row) of each row read from a folder of table files, by the
+#: row's number in the folder's tables as read; findings on such rows name the file and its row
+SOURCE_FILES = "winoscope_source_files"
 
 
 class SharedRows(tuple):  # type: ignore[type-arg]
@@ -143,15 +146,28 @@ def in_source_lines(table: pd.DataFrame, issues: Sequence[Issue]) -> list[Issue]
     import dataclasses
 
     places = table.attrs.get(SOURCE_LINES)
-    if not places:
+    files = table.attrs.get(SOURCE_FILES)
+    if not places and not files:
         return list(issues)
     out = []
     for i in issues:
-        if isinstance(i.row, int) and 0 < i.row <= len(places):
+        if isinstance(i.row, int) and places and 0 < i.row <= len(places):
             file, line = places[i.row - 1]
             i = dataclasses.replace(i, row=None, file=file, line=line)
+        elif isinstance(i.row, int) and files and 0 < i.row <= len(files):
+            file, row = files[i.row - 1]
+            i = dataclasses.replace(i, file=file, row=row)
         out.append(i)
     return out
+
+
+def _row_text(table: pd.DataFrame, row: int) -> str:
+    """``row N`` of the file a row was read from, with the file's name where the table was
+    read from a folder's files (:data:`SOURCE_FILES`); ``row`` numbers the rows as read."""
+    files = table.attrs.get(SOURCE_FILES)
+    if files and 0 < row <= len(files):
+        return f"row {files[row - 1][1]} of {files[row - 1][0]}"
+    return f"row {row}"
 
 
 def duplicate_issues(
@@ -178,7 +194,8 @@ def duplicate_issues(
             out.append(
                 Issue(
                     "duplicate",
-                    f"{label or column} '{items[i - 1]}' repeats row {source_row(table, first[v])}",
+                    f"{label or column} '{items[i - 1]}' repeats "
+                    f"{_row_text(table, source_row(table, first[v]))}",
                     row=source_row(table, i),
                     item=items[i - 1],
                     field=label or column,

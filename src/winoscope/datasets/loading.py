@@ -8,6 +8,8 @@ onto the family's fields.
 - a local table file (``.csv``, ``.tsv``, ``.jsonl``/``.json``, ``.parquet``/``.pq``);
 - a local folder holding one table file per configuration (families with several
   configurations, e.g. WinoPron's ``double.csv``, ``single.jsonl``, ``forced_choice.parquet``);
+- a local folder of table files of one format, for a family with one table: every such file
+  directly in it, read in name order as one table (:func:`folder_table`);
 - otherwise a hub id (pinned with ``revision``) or a local folder laid out like the hub
   repository (a README with ``configs``).
 
@@ -29,6 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import DatasetError
+from .base import SOURCE_FILES, SharedRows
 from .sources import (
     TABLE_SUFFIXES,
     SourceInfo,
@@ -177,6 +180,61 @@ def _folder_files(directory: Path, configs: Sequence[str]) -> dict[str, Path]:
     return found
 
 
+#: the table formats a folder's files may not mix (JSON lines and JSON arrays are one)
+FORMATS = {".csv": "CSV", ".tsv": "TSV", ".jsonl": "JSON", ".json": "JSON", ".parquet": "Parquet",
+           ".pq": "Parquet"}  # fmt: skip
+
+
+#: file names the hub's folder reader takes for splits (``test.csv``: rows of split ``test``)
+SPLIT_NAMES = ("train", "validation", "valid", "dev", "test", "eval")
+
+
+def folder_table(directory: Path, *, split_files: bool = False) -> Loaded | None:
+    """The one table of a folder whose table files lie directly in it (None: it has none, or
+    its files are named as splits, ``validation.csv``/``test.csv``, or ``split_files`` asks for
+    one split: the hub's folder reader keeps those, with their ``split``): every file of the
+    data formats, in name order, all of one format (a ``meta.json`` beside ``data.csv`` is
+    refused by name, not read as rows) and with the same columns. Each row keeps its file and
+    its row there (:data:`~.base.SOURCE_FILES`), which findings name."""
+    files = [p for p in sorted(directory.iterdir()) if p.is_file() and p.suffix.lower() in FORMATS]
+    if not files:
+        return None
+    kinds: dict[str, list[str]] = {}
+    for p in files:
+        kinds.setdefault(FORMATS[p.suffix.lower()], []).append(p.name)
+    if len(kinds) > 1:
+        mixed = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in kinds.items())
+        raise DatasetError(
+            f"the folder's table files are read as one table and must be of one format; it "
+            f"mixes {mixed}: move the other files out, or pass the data file itself",
+            file=str(directory),
+        )
+    if split_files or all(p.stem.split("-")[0].lower() in SPLIT_NAMES for p in files):
+        return None
+    frames: list[pd.DataFrame] = []
+    places: list[tuple[str, int]] = []
+    for p in files:
+        frame = read_table(p)
+        if frames and set(frame.columns) != set(frames[0].columns):
+            first = set(frames[0].columns)
+            missing = ", ".join(sorted(map(str, first - set(frame.columns)))) or "none"
+            extra = ", ".join(sorted(map(str, set(frame.columns) - first))) or "none"
+            raise DatasetError(
+                f"its columns differ from {files[0].name}'s (missing: {missing}; extra: "
+                f"{extra}); the folder's files are read as one table",
+                file=str(p),
+            )
+        frames.append(frame)
+        places += [(str(p), n) for n in range(1, len(frame) + 1)]
+    raw = pd.concat(frames, ignore_index=True)
+    raw.attrs[SOURCE_FILES] = SharedRows(places)
+    # one file: its own sha256, as when it is passed itself; several: each file's, by name
+    sha = ";".join(f"{p.name}={file_sha256(p)}" for p in files)
+    sha = sha if len(files) > 1 else file_sha256(files[0])
+    info = SourceInfo(kind="file", location=str(directory), sha256=sha)
+    return Loaded({TABLE: (raw, str(directory))}, info, directory.name)
+
+
 def read_files(files: Mapping[str, Path], configs: Sequence[str], *, location: str) -> Loaded:
     """Read one file per configuration; the source's sha256 names each (``double=...;...``)."""
     tables: dict[str, tuple[pd.DataFrame, str]] = {}
@@ -302,4 +360,8 @@ def load_tables(
                 f"no {'/'.join(configs)} table files and no hub README.md here", file=str(p)
             )
         return read_files(files, configs, location=str(p))
+    if configs == (TABLE,) and p.is_dir() and not (p / "README.md").is_file():
+        folder = folder_table(p, split_files=split is not None)
+        if folder is not None:
+            return folder
     return _hub(text, columns, configs, revision=revision, split=split, cache_dir=cache_dir)

@@ -133,8 +133,9 @@ def coerce(
     Extra columns are kept unchanged (a predictions file adds ``prediction_role``). Enum aliases
     are mapped to their canonical value. Rows are numbered from 1 in errors.
 
-    With a ``findings`` list, a value outside an enum field's values, an empty required value
-    and a non-integer in an integer field are data findings, not errors: one blocking Issue per
+    With a ``findings`` list, a value outside an enum field's values, an empty required value,
+    a non-integer in an integer field and a value other than true/false in a bool field are
+    data findings, not errors: one blocking Issue per
     such row (``enum``, ``required``, ``type``; file, row, field) is appended and the row is
     left out of the typed table, so that every problem of a file is reported in one pass.
     """
@@ -171,7 +172,8 @@ def coerce(
                     )
                 )
             drop[nulls.to_numpy()] = True
-            col = col.mask(nulls, f.enum[0] if f.enum else ("0" if f.dtype == "int" else ""))
+            empty = {"int": "0", "bool": "false"}.get(f.dtype, "")
+            col = col.mask(nulls, f.enum[0] if f.enum else empty)
         elif f.required and bool(nulls.any()):
             row = int(nulls.to_numpy().nonzero()[0][0]) + 1
             raise DatasetError(
@@ -211,6 +213,21 @@ def coerce(
             mapping = {"true": True, "false": False, "1": True, "0": False}
             low = col.astype("string").str.strip().str.lower()
             bad = ~low.isin(list(mapping))
+            if bool(bad.any()) and findings is not None:
+                for i in bad.to_numpy().nonzero()[0]:
+                    findings.append(
+                        Issue(
+                            "type",
+                            f"expected true/false, got {quote(col.iloc[i])}",
+                            row=int(i) + 1,
+                            field=f.name,
+                            file=source,
+                            blocking=True,
+                        )
+                    )
+                drop[bad.to_numpy()] = True
+                low = low.where(~bad, "false")
+                bad[:] = False
             if bool(bad.any()):
                 i = int(bad.to_numpy().nonzero()[0][0])
                 raise DatasetError(

@@ -128,13 +128,28 @@ def read_table(path: str | Path) -> pd.DataFrame:
         raise DatasetError("the file is empty", file=str(p)) from None
     except UnicodeDecodeError:
         raise not_utf8(str(p)) from None
-    except (pd.errors.ParserError, OSError, ValueError) as exc:
+    except pd.errors.ParserError as exc:
+        raise _parse_error(exc, str(p)) from None
+    except (OSError, ValueError) as exc:
         if isinstance(exc, DatasetError):
             raise
-        raise DatasetError(f"cannot parse: {exc}", file=str(p)) from None
+        raise DatasetError(f"cannot parse: {str(exc).strip()}", file=str(p)) from None
     if suffix in {".csv", ".tsv"}:
         _unique_header(p, "\t" if suffix == ".tsv" else ",")
     return df
+
+
+def _parse_error(exc: pd.errors.ParserError, where: str) -> DatasetError:
+    """A CSV/TSV line pandas cannot split, named by file and line as a bad JSON line is
+    (``expected 17 fields, saw 18``), not by the tokenizer's message and its blank line."""
+    import re
+
+    text = str(exc).strip()
+    m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", text)
+    if m is None:
+        return DatasetError(f"cannot parse: {text}", file=where)
+    expected, line, saw = (int(g) for g in m.groups())
+    return DatasetError(f"expected {expected} fields, saw {saw}", file=where, line=line)
 
 
 def _unique_header(p: Path, sep: str) -> None:

@@ -100,6 +100,19 @@ def test_a_duplicated_item_and_an_unreadable_target_block(tmp_path: Path) -> Non
     }
 
 
+@pytest.mark.parametrize("value", ["yes", "", "2"])
+def test_a_flag_that_is_not_true_or_false_is_a_finding_not_a_load_error(
+    tmp_path: Path, value: str
+) -> None:
+    bad = RAW.copy()
+    bad.loc[0, "bias_score_eligible"] = value
+    got = [i for i in findings(bad, tmp_path) if i.blocking]
+    check = "required" if value == "" else "type"
+    assert [(i.check, i.row, i.field) for i in got] == [(check, 1, "bias_score_eligible")]
+    if value:
+        assert got[0].message == f"expected true/false, got '{value}'"
+
+
 def test_the_release_is_registered_as_the_evaluators_pin_it() -> None:
     (release,) = releases_of("bbq-uk")
     assert release.hub_id == "FairForget/BBQ-UK"
