@@ -125,6 +125,35 @@ def _single_values(col: pd.Series, f: Field, source: str) -> None:
             )
 
 
+def _wrong_type(
+    col: pd.Series,
+    bad: pd.Series,
+    expected: str,
+    name: str,
+    source: str,
+    findings: list[Issue] | None,
+    drop: np.ndarray,
+) -> bool:
+    """Cells of ``col`` that are not ``expected`` (``bad``): with a ``findings`` list, one
+    blocking ``type`` finding per row and the rows marked in ``drop`` (True: the caller fills
+    them with a placeholder); without one, the first is an error naming file, row and field."""
+    if not bool(bad.any()):
+        return False
+    rows = bad.to_numpy().nonzero()[0]
+    if findings is None:
+        i = int(rows[0])
+        raise DatasetError(
+            f"expected {expected}, got {quote(col.iloc[i])}", file=source, row=i + 1, field=name
+        )
+    for i in rows:
+        message = f"expected {expected}, got {quote(col.iloc[i])}"
+        findings.append(
+            Issue("type", message, row=int(i) + 1, field=name, file=source, blocking=True)
+        )
+    drop[bad.to_numpy()] = True
+    return True
+
+
 def coerce(
     raw: pd.DataFrame, schema: Schema, *, source: str, findings: list[Issue] | None = None
 ) -> pd.DataFrame:
@@ -185,57 +214,15 @@ def coerce(
         if f.dtype == "int":
             num = pd.to_numeric(col, errors="coerce")
             bad = num.isna() | (num.notna() & (num != num.round()))
-            if bool(bad.any()) and findings is not None:
-                for i in bad.to_numpy().nonzero()[0]:
-                    findings.append(
-                        Issue(
-                            "type",
-                            f"expected an integer, got {quote(col.iloc[i])}",
-                            row=int(i) + 1,
-                            field=f.name,
-                            file=source,
-                            blocking=True,
-                        )
-                    )
-                drop[bad.to_numpy()] = True
+            if _wrong_type(col, bad, "an integer", f.name, source, findings, drop):
                 num = num.where(~bad, 0)
-                bad[:] = False
-            if bool(bad.any()):
-                i = int(bad.to_numpy().nonzero()[0][0])
-                raise DatasetError(
-                    f"expected an integer, got {quote(col.iloc[i])}",
-                    file=source,
-                    row=i + 1,
-                    field=f.name,
-                )
             out[f.name] = num.astype("int64")
         elif f.dtype == "bool":
             mapping = {"true": True, "false": False, "1": True, "0": False}
             low = col.astype("string").str.strip().str.lower()
             bad = ~low.isin(list(mapping))
-            if bool(bad.any()) and findings is not None:
-                for i in bad.to_numpy().nonzero()[0]:
-                    findings.append(
-                        Issue(
-                            "type",
-                            f"expected true/false, got {quote(col.iloc[i])}",
-                            row=int(i) + 1,
-                            field=f.name,
-                            file=source,
-                            blocking=True,
-                        )
-                    )
-                drop[bad.to_numpy()] = True
+            if _wrong_type(col, bad, "true/false", f.name, source, findings, drop):
                 low = low.where(~bad, "false")
-                bad[:] = False
-            if bool(bad.any()):
-                i = int(bad.to_numpy().nonzero()[0][0])
-                raise DatasetError(
-                    f"expected true/false, got {quote(col.iloc[i])}",
-                    file=source,
-                    row=i + 1,
-                    field=f.name,
-                )
             out[f.name] = low.map(mapping).astype(bool)
         else:
             text = col.astype("string")
