@@ -270,3 +270,28 @@ def test_show_strata_lists_every_stratum(runs: Path) -> None:
         assert ("macro avg" if split == "macro" else f"{split}/{typ}") in res.output
     r = metrics[(metrics["metric"] == "pair_consistency") & (metrics["split"] == "test")].iloc[0]
     assert f"{r.value:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]" in res.output
+
+
+def test_a_gap_by_stratum_in_two_splits_keeps_a_column_per_split() -> None:
+    """A run without macro rows whose gap is reported in two splits: each split's type1 gap is
+    its own column (one column per type let the later split's value silently win)."""
+    from winoscope.report.compare_tables import column_label, macro_rows
+
+    rows = [
+        ("signed_bias_gap", split, "type1", value)
+        for split, value in (("validation", 0.25), ("test", -0.5))
+    ] + [("pro_accuracy", "all", "all", 0.6)]
+    tidy = pd.DataFrame(
+        [
+            {"task": "winobias-uk", "model": "m", "run": "r", "metric": m, "split": s,
+             "type": t, "value": v, "ci_low": v, "ci_high": v, "n": 10}
+            for m, s, t, v in rows
+        ]
+    )  # fmt: skip
+    macro = macro_rows(tidy)
+    gaps = macro[macro["metric"] == "signed_bias_gap"].set_index("column")["value"].to_dict()
+    assert gaps == {
+        "signed_bias_gap (validation/type1)": 0.25,
+        "signed_bias_gap (test/type1)": -0.5,
+    }
+    assert column_label("signed_bias_gap (test/type1)").endswith("(test/type1)")

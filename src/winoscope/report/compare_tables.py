@@ -21,7 +21,9 @@ def macro_rows(tidy: pd.DataFrame) -> pd.DataFrame:
 
     The summary is the macro stratum; a run without one contributes its whole-set stratum
     (``all``), or its single stratum; a signed gap that a task reports only by stratum
-    (SweWinogender's ``hon-han``) is added as its own column, ``accuracy_gap (hon-han)``.
+    (SweWinogender's ``hon-han``) is added as its own column, ``accuracy_gap (hon-han)``,
+    named by split and stratum (``signed_bias_gap (test/type1)``) where it is reported in
+    several splits.
     """
     if tidy.empty:
         return tidy.assign(column=pd.Series(dtype=str)).iloc[0:0]
@@ -42,9 +44,10 @@ def macro_rows(tidy: pd.DataFrame) -> pd.DataFrame:
         present = set(rows["metric"].astype(str))
         gaps = set(signed_gap_metrics(list(g["metric"].astype(str)))) - present
         extra = g[~chosen & g["metric"].isin(gaps)]
-        extra = extra.assign(
-            column=extra["metric"].astype(str) + " (" + extra["type"].astype(str) + ")"
-        )
+        stratum = extra["type"].astype(str)
+        if extra["split"].nunique() > 1:  # one cell per split and type, none written over
+            stratum = extra["split"].astype(str) + "/" + stratum
+        extra = extra.assign(column=extra["metric"].astype(str) + " (" + stratum + ")")
         parts += [rows, extra]
     return pd.concat(parts, ignore_index=True)
 
