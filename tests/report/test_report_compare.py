@@ -126,7 +126,7 @@ def test_gap_by_stratum_is_labelled_as_the_gap_and_empty_columns_skip_latex(
     tidy = tidy_table([load_run_dir(runs / "agreement"), load_run_dir(rd)])
     header = markdown_tables(tidy).splitlines()
     header = next(ln for ln in header if ln.startswith("| model |"))
-    assert "pro − anti accuracy (type2)" in header and "pro accuracy type2" not in header
+    assert "pro − anti accuracy (test/type2)" in header and "pro accuracy type2" not in header
     assert column_label("accuracy_gap (hon-han)") == "accuracy hon − han"
     tex = latex_tables(tidy)
     assert "type1" not in tex and "type2" not in tex  # empty in every row: no slot
