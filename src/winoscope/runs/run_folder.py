@@ -49,6 +49,11 @@ RUN_FILES = (
 WAY_OUT = "give another --out (out=...), or --overwrite (overwrite=True) to replace it"
 
 
+def refused(what: str, way_out: str = WAY_OUT) -> TaskError:
+    """The refusal of a folder that holds ``what``, with the way out as its own sentence."""
+    return TaskError(f"{what}: refusing to overwrite it. {way_out[0].upper()}{way_out[1:]}")
+
+
 def run_identity(task: str, model: Mapping[str, Any]) -> dict[str, str]:
     """What makes a run directory another run: the task and the model as pages name it, its
     spec with the PEFT adapter's folder put on a path model (``hf:base + peft:out/lora``).
@@ -115,17 +120,13 @@ def check_run_folder(
     before = run_identity(str(old.get("task")), old.get("model") or {})
     now = run_identity(task, model)
     if before != now:
-        raise TaskError(
+        raise refused(
             f"{folder} holds a run of {before['task']} with {before['model']}; this run is "
-            f"{now['task']} with {now['model']}: refusing to overwrite it. {WAY_OUT[0].upper()}"
-            f"{WAY_OUT[1:]}"
+            f"{now['task']} with {now['model']}"
         )
     differs = _other_settings(old, source, protocol, template_text, partial)
     if differs:
-        raise TaskError(
-            f"{folder} holds a run of {now['task']} with {now['model']} on {differs}: "
-            f"refusing to overwrite it. {WAY_OUT[0].upper()}{WAY_OUT[1:]}"
-        )
+        raise refused(f"{folder} holds a run of {now['task']} with {now['model']} on {differs}")
 
 
 def _other_settings(
@@ -172,18 +173,14 @@ def check_sensitivity_folder(
     folder = check_out_folder(out)
     if not folder.is_dir():
         return
-    single = read_manifest(folder) if not overwrite else None
     if overwrite:
-        if (folder / "manifest.json").is_file():
-            for name in ("manifest.json", *RUN_FILES):
-                (folder / name).unlink(missing_ok=True)
+        remove_run(folder)
         return
-    now = run_identity(task, model)
+    single = read_manifest(folder)
     if single is not None:
-        raise TaskError(
+        raise refused(
             f"{folder} holds a single run of {single.get('task')} (its manifest.json); a "
-            f"prompt-sensitivity run writes its own report there: refusing to overwrite it. "
-            f"{WAY_OUT[0].upper()}{WAY_OUT[1:]}"
+            "prompt-sensitivity run writes its own report there"
         )
     path = folder / "sensitivity.json"
     if not path.exists():
@@ -202,11 +199,11 @@ def check_sensitivity_folder(
             f"{path} cannot be read: the run in {folder} cannot be told apart from this one; "
             f"{WAY_OUT}"
         ) from None
+    now = run_identity(task, model)
     if before != now:
-        raise TaskError(
+        raise refused(
             f"{folder} holds a prompt-sensitivity run of {before['task']} with "
-            f"{before['model']}; this run is {now['task']} with {now['model']}: refusing to "
-            f"overwrite it. {WAY_OUT[0].upper()}{WAY_OUT[1:]}"
+            f"{before['model']}; this run is {now['task']} with {now['model']}"
         )
 
 
@@ -231,11 +228,10 @@ def check_score_folder(
     run = read_manifest(folder)
     if run is not None:
         held = run_identity(str(run.get("task")), run.get("model") or {})
-        raise TaskError(
+        raise refused(
             f"{folder} holds a run of {held['task']} with {held['model']} (its manifest.json); "
-            "score would "
-            f"replace its metrics: refusing to overwrite it. {SCORE_WAY_OUT[0].upper()}"
-            f"{SCORE_WAY_OUT[1:]}"
+            "score would replace its metrics",
+            SCORE_WAY_OUT,
         )
     theirs = [n for n in SCORE_FILES if (folder / n).exists()]
     if not theirs:
@@ -249,20 +245,21 @@ def check_score_folder(
             f"score would replace them; {SCORE_WAY_OUT}"
         ) from None
     if old_task != task or old_file.resolve() != predictions.resolve():
-        raise TaskError(
+        raise refused(
             f"{folder} holds the scores of {old_file} ({old_task}); this score is of "
-            f"{predictions} ({task}): refusing to overwrite it. {SCORE_WAY_OUT[0].upper()}"
-            f"{SCORE_WAY_OUT[1:]}"
+            f"{predictions} ({task})",
+            SCORE_WAY_OUT,
         )
 
 
-def remove_run(out: Path, *, keep: Path) -> None:
-    """Remove the run in ``out`` (its ``manifest.json`` and :data:`RUN_FILES`; ``keep``, the
-    predictions file being scored, stays), so that ``score --out --overwrite`` leaves the
-    scores alone in the folder, not a run's manifest and report beside other numbers."""
+def remove_run(out: Path, *, keep: Path | None = None) -> None:
+    """Remove the run in ``out`` (its ``manifest.json`` and :data:`RUN_FILES`; ``keep``, a
+    predictions file being scored, stays), so that an ``--overwrite`` of a prompt-sensitivity
+    run or of ``score --out`` leaves its own files in the folder, not a run's manifest and
+    report beside other numbers."""
     if not (out / "manifest.json").is_file():
         return
     for name in ("manifest.json", *RUN_FILES):
         path = out / name
-        if path.resolve() != keep.resolve():
+        if keep is None or path.resolve() != keep.resolve():
             path.unlink(missing_ok=True)
