@@ -25,6 +25,7 @@ from .summary import (
     print_run_notes,
     print_summary,
     report_validation,
+    unanswered_metrics,
     warn_degenerate,
 )
 
@@ -136,10 +137,9 @@ def score(
         )
         out_console.print(f"wrote {out}", highlight=False)
     if unanswered.get("rows") and not unanswered.get("answered"):
-        empty = "are empty" if unanswered["policy"] == "exclude" else "score every row as wrong"
         err_console.print(
-            f"[bold red]no row has a prediction[/] ({unanswered['rows']} without one): the "
-            f"metrics {empty}; exit status 3",
+            f"[bold red]no row has a prediction[/] ({unanswered['rows']} without one): "
+            f"{unanswered_metrics(unanswered['policy'])}; exit status 3",
             highlight=False,
             soft_wrap=True,
         )

@@ -88,6 +88,13 @@ def warn_degenerate(
     return strict
 
 
+def unanswered_metrics(policy: str) -> str:
+    """What the metrics of a run (or scores) with no answer at all are, under ``--failed``."""
+    if policy == "wrong":
+        return "the metrics score every unanswered row as wrong (--failed wrong)"
+    return "the metrics are empty"
+
+
 def exit_on_outcome(outcome: Outcome, policy: str = "exclude") -> None:
     """Exit 3 (after the run directory is written) when the run is not a success; ``policy``
     is the run's ``--failed`` (``wrong``: its metrics score the unanswered rows as wrong)."""
@@ -102,14 +109,9 @@ def exit_on_outcome(outcome: Outcome, policy: str = "exclude") -> None:
     if outcome.success is None or outcome.success:  # None: written before outcomes were
         return
     if outcome.status == "failed":
-        metrics = (
-            "the metrics score every unanswered row as wrong (--failed wrong)"
-            if policy == "wrong"
-            else "the metrics are empty"
-        )
         err_console.print(
-            f"[bold red]no request was answered[/] ({outcome.failed} failed): {metrics}; "
-            "exit status 3",
+            f"[bold red]no request was answered[/] ({outcome.failed} failed): "
+            f"{unanswered_metrics(policy)}; exit status 3",
             highlight=False,
             soft_wrap=True,
         )
