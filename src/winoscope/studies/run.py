@@ -43,12 +43,13 @@ def plan_text(study: Study) -> list[str]:
     """One line per job (its model, points and pending cells), then one per cell."""
     jobs = plan_cells(study)
     n = sum(len(j.cells) for j in jobs)
+    # each cell's marker, manifest and metrics are read once
+    to_run = [j.pending() for j in jobs]
     lines = [
         f"study {study.name}: {n} cells in {len(jobs)} jobs (one per model), "
-        f"{sum(len(j.pending()) for j in jobs)} to run; out {study.out}"
+        f"{sum(map(len, to_run))} to run; out {study.out}"
     ]
-    for i, j in enumerate(jobs):
-        pending = j.pending()
+    for i, (j, pending) in enumerate(zip(jobs, to_run, strict=True)):
         lines.append(
             f"job {i} {j.model.name} ({j.model.kind}): {study.key} = "
             f"{', '.join(map(str, j.points))} (reference {j.reference}); "
